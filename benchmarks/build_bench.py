@@ -1,0 +1,186 @@
+"""Benchmark the book's build: how much the executable pages cost, measured, not guessed.
+
+Reports the median wall time over several runs of
+  bare    the same pages with the numbook plugin disabled (blocks shown as code, nothing runs),
+  plain   every page's blocks run one after another in one plain Python process (no MkDocs),
+  cold    a full build with an empty cache,
+  warm    a build with nothing changed,
+  prose   a build after editing one sentence of one page,
+  code    a build after editing one block of one page,
+each also as a ratio to the bare build; then the bytes each page transfers when a reader opens
+it in Chromium (when /usr/bin/chromium exists).
+
+Usage: uv run python benchmarks/build_bench.py [--runs 3] [--json results.json]
+The book's own docs/ are never touched: every run works on a copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BUILD = textwrap.dedent(
+    """
+    import os, sys
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    config = load_config({config!r}, docs_dir=sys.argv[1], site_dir=sys.argv[2])
+    config.plugins["numbook"].config.cache_dir = sys.argv[3]
+    config.plugins.on_startup(command="build", dirty=False)
+    build(config)
+    config.plugins.on_shutdown()
+    stats = getattr(config.plugins["numbook"], "stats", None)
+    if stats is not None:
+        print("NUMBOOK_STATS", dict(stats))
+    """
+)
+
+PLAIN = textwrap.dedent(
+    """
+    import sys, io, contextlib, pathlib, matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from numbook.parse import parse_page
+    for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.md")):
+        namespace = {{"__name__": "__page__"}}
+        for cell in parse_page(path.read_text(encoding="utf-8"), str(path)).cells:
+            source = cell.source if cell.kind == "block" else cell.source
+            with contextlib.redirect_stdout(io.StringIO()):
+                if cell.kind == "block":
+                    exec(compile(source, str(path), "exec"), namespace)
+                else:
+                    eval(compile(source, str(path), "eval"), namespace)
+            for number in plt.get_fignums():
+                figure = plt.figure(number)
+                figure.savefig(io.BytesIO(), format="svg")
+                plt.close(figure)
+    """
+)
+
+
+def run_build(docs: Path, site: Path, cache: Path, *, enabled: bool) -> tuple[float, str]:
+    """Wall time of one build in a fresh process, as `mkdocs build` would pay it."""
+    env = dict(os.environ, NUMBOOK_ENABLED="true" if enabled else "false", NO_MKDOCS_2_WARNING="1")
+    script = BUILD.format(config=str(ROOT / "mkdocs.yml"))
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(docs), str(site), str(cache)],
+        env=env, capture_output=True, text=True, cwd=ROOT,
+    )
+    elapsed = time.perf_counter() - start
+    if done.returncode:
+        sys.exit(f"build failed:\n{done.stdout}\n{done.stderr}")
+    stats = next((line for line in done.stdout.splitlines() if line.startswith("NUMBOOK_STATS")), "")
+    return elapsed, stats
+
+
+def run_plain(docs: Path) -> float:
+    """Wall time of running every page's blocks in one plain Python process."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", PLAIN, str(docs)], capture_output=True, text=True, cwd=ROOT)
+    elapsed = time.perf_counter() - start
+    if done.returncode:
+        sys.exit(f"plain run failed:\n{done.stderr}")
+    return elapsed
+
+
+def edit_page(docs: Path, *, code: bool) -> Path:
+    """Change one page: a sentence of prose, or the first executable block."""
+    for page in sorted(docs.rglob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        if "```python exec" not in text:
+            continue
+        if code:
+            marker = text.index("```python exec")
+            line_end = text.index("\n", marker)
+            text = text[: line_end + 1] + f"_bench_edit = {time.time_ns()}\n" + text[line_end + 1 :]
+        else:
+            text += f"\n\nA sentence added by the benchmark ({time.time_ns()}).\n"
+        page.write_text(text, encoding="utf-8")
+        return page
+    sys.exit("no page with an executable block to edit")
+
+
+def page_weights(site: Path) -> dict[str, int]:
+    """Bytes each page transfers when opened in Chromium (HTML, CSS, JS, fonts, images)."""
+    if not Path("/usr/bin/chromium").exists():
+        return {}
+    sys.path.insert(0, str(ROOT))
+    from tests.site.conftest import CHROMIUM_ARGS, site_pages  # one list of flags for tests and benchmark
+    import functools
+    import http.server
+    import threading
+
+    from playwright.sync_api import sync_playwright
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    weights: dict[str, int] = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        for path in site_pages(site):
+            context = browser.new_context()
+            page = context.new_page()
+            sizes: list[int] = []
+            page.on("requestfinished", lambda request: sizes.append(request.sizes()["responseBodySize"]))
+            page.goto(base + path, wait_until="networkidle")
+            weights[path] = sum(sizes)
+            context.close()
+        browser.close()
+    server.shutdown()
+    return weights
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+
+    times: dict[str, list[float]] = {key: [] for key in ("bare", "plain", "cold", "warm", "prose", "code")}
+    stats: dict[str, str] = {}
+    with tempfile.TemporaryDirectory(prefix="book-bench-") as tmp:
+        tmp = Path(tmp)
+        for run in range(args.runs):
+            docs, site, cache = tmp / f"docs{run}", tmp / f"site{run}", tmp / f"cache{run}"
+            shutil.copytree(ROOT / "docs", docs)
+            times["bare"].append(run_build(docs, tmp / "bare", tmp / "unused", enabled=False)[0])
+            times["plain"].append(run_plain(docs))
+            for kind in ("cold", "warm", "prose", "code"):
+                if kind in ("prose", "code"):
+                    edit_page(docs, code=kind == "code")
+                elapsed, stats[kind] = run_build(docs, site, cache, enabled=True)
+                times[kind].append(elapsed)
+        weights = page_weights(site)
+
+    medians = {key: statistics.median(values) for key, values in times.items()}
+    bare = medians["bare"]
+    print(f"Build benchmark: median of {args.runs} runs, pages of {ROOT / 'docs'}")
+    print(f"{'build':<8}{'median s':>10}{'x bare':>9}  numbook")
+    for key, value in medians.items():
+        print(f"{key:<8}{value:>10.2f}{value / bare:>9.2f}  {stats.get(key, '').removeprefix('NUMBOOK_STATS ')}")
+    print(f"target: cold <= bare + plain = {bare + medians['plain']:.2f} s; warm <= 1.15 x bare = {1.15 * bare:.2f} s")
+    if weights:
+        print(f"\n{'page':<48}{'bytes transferred':>18}")
+        for path, size in weights.items():
+            print(f"{path:<48}{size:>18,}")
+    if args.json:
+        args.json.write_text(json.dumps({"median_s": medians, "runs": times, "page_bytes": weights}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

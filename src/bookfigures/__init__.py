@@ -1,0 +1,1 @@
+"""bookfigures: the book's matplotlib figures in one house style."""

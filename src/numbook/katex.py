@@ -1,0 +1,135 @@
+"""Render the page's maths to HTML at build time with KaTeX, so readers download no maths engine.
+
+`pymdownx.arithmatex` (generic mode) wraps each formula in `<span class="arithmatex">\\(…\\)</span>`
+or `<div class="arithmatex">\\[…\\]</div>`. This plugin replaces those wrappers with KaTeX's
+HTML+MathML, serves KaTeX's stylesheet and fonts from the site, and stops the build on bad TeX
+with the page, the line and KaTeX's message. It knows nothing about the book's subject: shared
+macros come from a dotted "module:attribute" path named in `mkdocs.yml`.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import logging
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import pykatex
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+
+log = logging.getLogger("mkdocs.plugins.numbook.katex")
+
+ASSETS = Path(__file__).parent / "katex_assets"
+SITE_DIR = "assets/katex"
+_FORMULA = re.compile(
+    r'<(?P<tag>span|div) class="arithmatex">(?P<open>\\\(|\\\[)(?P<tex>.*?)(?:\\\)|\\\])</(?P=tag)>',
+    re.S,
+)
+_HEX_COLOUR = re.compile(r"#(?=[0-9a-fA-F]{6}\b)")
+
+
+class KatexConfig(base.Config):
+    macros = c.Type(str, default="")
+    """Dotted path `module:attribute` to a dict {"\\name": "body with #1"} of one-argument macros."""
+    search_exclude = c.Type(bool, default=True)
+    """Keep rendered formulas out of the search index (KaTeX writes each one three times)."""
+
+
+def load_macros(spec: str) -> dict[str, str]:
+    """Import the macro table named by `module:attribute` (empty spec: no macros)."""
+    if not spec:
+        return {}
+    module_name, _, attribute = spec.partition(":")
+    try:
+        table = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as error:
+        raise PluginError(f"numbook-katex: cannot load macros {spec!r}: {error}") from error
+    return dict(table)
+
+
+def macro_preamble(macros: dict[str, str]) -> str:
+    """TeX `\\def`s for the macros (pykatex has no `macros` option); `#` of colours doubled."""
+    parts = []
+    for name, body in macros.items():
+        arity = max((int(n) for n in re.findall(r"#(\d)", _HEX_COLOUR.sub("", body))), default=0)
+        params = "".join(f"#{i}" for i in range(1, arity + 1))
+        parts.append(rf"\def{name}{params}{{{_HEX_COLOUR.sub('##', body)}}}")
+    return "".join(parts)
+
+
+@lru_cache(maxsize=None)
+def render(tex: str, display: bool, preamble: str) -> str:
+    """KaTeX HTML+MathML for one formula; raises pykatex.ParseError on bad TeX."""
+    return pykatex.renderToString(
+        preamble + tex, displayMode=display, output="htmlAndMathml", throwOnError=True, strict="ignore"
+    )
+
+
+def source_line(markdown: str, tex: str) -> int | None:
+    """The line of the page source where a formula starts, for error messages."""
+    first = tex.strip().splitlines()[0].strip() if tex.strip() else ""
+    if not first:
+        return None
+    for number, line in enumerate(markdown.splitlines(), start=1):
+        if first in line:
+            return number
+    return None
+
+
+class KatexPlugin(BasePlugin[KatexConfig]):
+    """Build-time KaTeX for `pymdownx.arithmatex` in generic mode."""
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"
+
+    def on_pre_build(self, *, config) -> None:
+        self.errors: list[str] = []
+
+    def on_config(self, config):
+        self.preamble = macro_preamble(load_macros(self.config.macros))
+        css = f"{SITE_DIR}/katex.min.css"
+        if css not in config.extra_css:
+            config.extra_css.insert(0, css)
+        return config
+
+    def on_files(self, files: Files, *, config) -> Files:
+        for path in sorted(ASSETS.rglob("*")):
+            if path.suffix in {".css", ".woff2"}:
+                uri = f"{SITE_DIR}/{path.relative_to(ASSETS).as_posix()}"
+                files.append(File.generated(config, uri, abs_src_path=str(path)))
+        return files
+
+    def on_page_content(self, html_text: str, *, page, config, files) -> str:
+        errors: list[str] = []
+        source = page.file.content_string if page.file.abs_src_path else ""
+
+        def replace(match: re.Match) -> str:
+            tex = html.unescape(match["tex"])
+            try:
+                out = render(tex, match["open"] == "\\[", self.preamble)
+            except pykatex.ParseError as error:
+                line = source_line(source, tex)
+                where = f"docs/{page.file.src_uri}" + (f":{line}" if line else "")
+                errors.append(f"{where}: bad TeX: {error}\n    {tex.strip()}")
+                return (f'<span class="numbook-error" role="alert">Bad TeX ({html.escape(str(error))}): '
+                        f'<code>{html.escape(tex)}</code></span>')
+            if self.config.search_exclude:
+                out = out.replace('class="katex"', 'class="katex" data-search-exclude', 1)
+            return out
+
+        html_text = _FORMULA.sub(replace, html_text)
+        for error in errors:
+            log.error("numbook-katex: %s", error)
+        self.errors.extend(errors)
+        return html_text
+
+    def on_post_build(self, *, config) -> None:
+        """Fail the build once, listing every bad formula of every page."""
+        if self.errors and not self.serving:
+            raise PluginError("numbook-katex: bad TeX stops the build:\n" + "\n".join(self.errors))

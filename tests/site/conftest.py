@@ -1,0 +1,101 @@
+"""Fixtures for whole-site tests: one strict build of the book, served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def build_book(site_dir: Path, cache_dir: Path) -> None:
+    """Build the whole book in strict mode into site_dir, with its own numbook cache."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
+    config.plugins["numbook"].config.cache_dir = str(cache_dir)
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    site = tmp_path_factory.mktemp("site")
+    build_book(site, tmp_path_factory.mktemp("cache"))
+    return site
+
+
+def site_pages(site: Path) -> list[str]:
+    """URL paths of every page of the built book (not assets, not the 404 page)."""
+    pages = []
+    for path in sorted(site.rglob("index.html")):
+        rel = path.parent.relative_to(site).as_posix()
+        if rel.startswith("assets"):
+            continue
+        pages.append("/" if rel == "." else f"/{rel}/")
+    return pages
+
+
+@pytest.fixture(scope="session")
+def served_site(built_site: Path) -> Iterator[str]:
+    """The built book on an ephemeral port of 127.0.0.1 only."""
+    handler = functools.partial(QuietHandler, directory=str(built_site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+def require_chromium() -> None:
+    """Skip without Chromium on a developer's machine; never skip in CI."""
+    if CHROMIUM.exists() and shutil.which(str(CHROMIUM)):
+        return
+    if os.environ.get("CI"):
+        pytest.fail("CI is set but /usr/bin/chromium is missing: .ci/run must install Debian's chromium")
+    pytest.skip("needs Debian's Chromium at /usr/bin/chromium (apt-get install chromium); CI installs it")
+
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        with contextlib.closing(browser):
+            yield browser

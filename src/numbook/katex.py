@@ -71,6 +71,16 @@ def render(tex: str, display: bool, preamble: str) -> str:
     )
 
 
+def describe(error: Exception, preamble_length: int) -> str:
+    """KaTeX's message with its position counted from the author's formula, not our preamble."""
+    message = str(error)
+    found = re.search(r" at position (\d+):", message)
+    if not found:
+        return message.split(": …", 1)[0]
+    position = int(found[1]) - preamble_length
+    return f"{message[: found.start()]} at character {position} of the formula"
+
+
 def source_line(markdown: str, tex: str) -> int | None:
     """The line of the page source where a formula starts, for error messages."""
     first = tex.strip().splitlines()[0].strip() if tex.strip() else ""
@@ -116,7 +126,8 @@ class KatexPlugin(BasePlugin[KatexConfig]):
             except pykatex.ParseError as error:
                 line = source_line(source, tex)
                 where = f"docs/{page.file.src_uri}" + (f":{line}" if line else "")
-                errors.append(f"{where}: bad TeX: {error}\n    {tex.strip()}")
+                reason = describe(error, len(self.preamble))
+                errors.append(f"{where}: bad TeX: {reason}\n    {tex.strip()}")
                 return (f'<span class="numbook-error" role="alert">Bad TeX ({html.escape(str(error))}): '
                         f'<code>{html.escape(tex)}</code></span>')
             if self.config.search_exclude:

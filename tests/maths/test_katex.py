@@ -1,0 +1,92 @@
+"""The build-time maths plugin: formulas become KaTeX HTML, bad TeX stops the build."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+from mkdocs.exceptions import Abort, PluginError
+
+from numbook.katex import load_macros, macro_preamble
+
+MACROS = {r"\vq": r"\textcolor{#d55e00}{\boldsymbol{#1}}"}
+
+
+def make_site(tmp_path: Path, pages: dict[str, str]) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in pages.items():
+        (docs / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    (tmp_path / "macros_for_test.py").write_text(f"MACROS = {MACROS!r}\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(
+        textwrap.dedent(
+            """
+            site_name: maths
+            plugins:
+              - numbook-katex:
+                  macros: macros_for_test:MACROS
+            markdown_extensions:
+              - pymdownx.arithmatex:
+                  generic: true
+            """
+        ),
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def build_site(root: Path, monkeypatch) -> Path:
+    monkeypatch.syspath_prepend(str(root))
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site"))
+    config.plugins.on_startup(command="build", dirty=False)
+    build(config)
+    return root / "site"
+
+
+def test_formulas_render_to_katex_with_shared_macros(tmp_path, monkeypatch):
+    root = make_site(tmp_path, {"index.md": r"""
+        # Page
+        The query $\vq{q}_2$ and the fraction
+
+        $$
+        \frac{1}{\sqrt{d_k}} < 1
+        $$
+        """})
+    html = (build_site(root, monkeypatch) / "index.html").read_text()
+    assert 'class="arithmatex"' not in html
+    assert html.count('class="katex"') == 2
+    assert 'class="katex-display"' in html
+    assert "color:#d55e00" in html  # the macro's colour reached the output
+    assert "\\vq" not in html.split("<annotation", 1)[0]  # no raw macro in the visible HTML
+    site = root / "site"
+    assert (site / "assets/katex/katex.min.css").exists()
+    assert list((site / "assets/katex/fonts").glob("*.woff2"))
+    assert "assets/katex/katex.min.css" in html
+
+
+def test_every_bad_formula_of_every_page_stops_the_build(tmp_path, monkeypatch, caplog):
+    root = make_site(tmp_path, {
+        "index.md": "# One\n\nfine $x$\n\nbroken $\\frac{a$ here\n",
+        "two.md": "# Two\n\n\n$\\undefinedmacro{y}$\n",
+    })
+    with pytest.raises(Abort):
+        build_site(root, monkeypatch)
+    message = caplog.text
+    assert "bad TeX stops the build" in message
+    assert "docs/index.md:5" in message
+    assert "docs/two.md:4" in message
+    assert "Undefined control sequence: \\undefinedmacro at character 1 of the formula" in message
+    assert "boldsymbol" not in message  # the shared macros never leak into the author's error
+
+
+def test_hex_colours_are_escaped_but_arguments_kept():
+    preamble = macro_preamble(MACROS)
+    assert preamble == r"\def\vq#1{\textcolor{##d55e00}{\boldsymbol{#1}}}"
+
+
+def test_missing_macro_table_is_a_clear_error():
+    with pytest.raises(PluginError, match="cannot load macros"):
+        load_macros("no_such_module_anywhere:MACROS")

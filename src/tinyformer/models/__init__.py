@@ -1,0 +1,1 @@
+"""The book's toy models, built from tinyformer.nn."""

@@ -1,0 +1,192 @@
+"""Part 1: a fixed-window character MLP that predicts the next letter of a name.
+
+Architecture (Bengio et al. 2003 style), for one window of W = 3 previous characters:
+
+    ids (3,) -> embedding rows (3, d) -> concatenated row (1, 3d)
+             -> hidden = ReLU(row @ W1 + b1)   (1, h)
+             -> logits = hidden @ W2 + b2      (1, 27)
+             -> softmax -> loss = -log p(next character)
+
+Concatenation keeps the slots apart: rows 0..d-1 of W1 read the oldest character,
+rows d..2d-1 the middle one, rows 2d..3d-1 the newest, so each window slot has its
+own input weights. The hidden nonlinearity is ReLU, the same one as the book's
+prediction MLP (Part 2) and feed-forward network (Part 3), so that section 3.19 can set
+the two models side by side with one nonlinearity.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from tinyformer.nn import (
+    cross_entropy_backward,
+    cross_entropy_forward,
+    embedding_backward,
+    embedding_forward,
+    linear_backward,
+    linear_forward,
+    relu_backward,
+    relu_forward,
+    softmax,
+)
+
+BOUNDARY = "."
+ALPHABET = BOUNDARY + "abcdefghijklmnopqrstuvwxyz"  # id 0 is the boundary mark
+VOCAB_SIZE = len(ALPHABET)  # 27
+WINDOW = 3
+EMBED_DIM = 4
+HIDDEN = 64
+PARAM_NAMES = ("C", "W1", "b1", "W2", "b2")
+
+_PACKAGE = Path(__file__).resolve().parent.parent
+NAMES_PATH = _PACKAGE / "data" / "names.txt"
+PARAMS_PATH = _PACKAGE / "params" / "part1_char_mlp.json"
+
+
+def encode(text: str) -> list[int]:
+    """Map characters to ids so the model can index its embedding table."""
+    return [ALPHABET.index(ch) for ch in text]
+
+
+def decode(ids: ArrayLike) -> str:
+    """Map ids back to characters so outputs can be read."""
+    return "".join(ALPHABET[int(i)] for i in ids)
+
+
+def training_pairs(name: str) -> list[tuple[str, str]]:
+    """List the (window, next character) pairs one name yields, boundary-padded."""
+    padded = BOUNDARY * WINDOW + name + BOUNDARY
+    return [(padded[i : i + WINDOW], padded[i + WINDOW]) for i in range(len(name) + 1)]
+
+
+def pairs_to_ids(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Turn every name's training pairs into id arrays the model can batch."""
+    pairs = [pair for name in names for pair in training_pairs(name)]
+    contexts = np.array([encode(window) for window, _ in pairs], dtype=np.int64)  # (N, 3)
+    targets = np.array([ALPHABET.index(nxt) for _, nxt in pairs], dtype=np.int64)  # (N,)
+    return contexts, targets
+
+
+def load_names(path: Path = NAMES_PATH) -> list[str]:
+    """Read the shipped name list (see data/README.md for its source)."""
+    return path.read_text(encoding="utf-8").split()
+
+
+def config() -> dict[str, int]:
+    """Report the model's sizes, e.g. for the notation page's shapes table."""
+    return {"vocab": VOCAB_SIZE, "window": WINDOW, "embed_dim": EMBED_DIM, "hidden": HIDDEN}
+
+
+def init_params(seed: int = 0, embed_dim: int = EMBED_DIM, hidden: int = HIDDEN) -> dict[str, np.ndarray]:
+    """Draw a reproducible starting point whose initial loss is close to log(27)."""
+    rng = np.random.default_rng(seed)
+    fan_in = WINDOW * embed_dim
+    return {
+        "C": rng.normal(0.0, 1.0, (VOCAB_SIZE, embed_dim)),  # (27, d)
+        "W1": rng.normal(0.0, np.sqrt(2.0 / fan_in), (fan_in, hidden)),  # (3d, h), He scale
+        "b1": np.zeros(hidden),
+        "W2": rng.normal(0.0, 0.3 / np.sqrt(hidden), (hidden, VOCAB_SIZE)),  # (h, 27), small: near-uniform start
+        "b2": np.zeros(VOCAB_SIZE),
+    }
+
+
+def forward(params: dict[str, np.ndarray], contexts: ArrayLike) -> dict:
+    """Run windows of ids through the MLP and keep every intermediate the chapter shows."""
+    out = _logits(params, contexts)
+    return {**out, "probs": softmax(out["logits"], axis=-1)}  # (N, 27)
+
+
+def _logits(params: dict[str, np.ndarray], contexts: ArrayLike) -> dict:
+    """Forward pass up to the logits (the loss needs no separate softmax)."""
+    contexts = np.atleast_2d(np.asarray(contexts, dtype=np.int64))  # (N, 3)
+    flat, emb_cache = embedding_forward(params["C"], contexts.ravel())  # (3N, d)
+    rows = flat.reshape(*contexts.shape, -1)  # (N, 3, d)
+    concat = flat.reshape(len(contexts), -1)  # (N, 3d): oldest slot first
+    pre, lin1_cache = linear_forward(concat, params["W1"], params["b1"], tag="mlp")  # (N, h)
+    hidden, relu_cache = relu_forward(pre)  # (N, h)
+    logits, lin2_cache = linear_forward(hidden, params["W2"], params["b2"], tag="vocab")  # (N, 27)
+    return {
+        "contexts": contexts,
+        "rows": rows,
+        "concat": concat,
+        "pre_activation": pre,
+        "hidden": hidden,
+        "logits": logits,
+        "_caches": (emb_cache, lin1_cache, relu_cache, lin2_cache),
+    }
+
+
+def loss(params: dict[str, np.ndarray], contexts: ArrayLike, targets: ArrayLike) -> float:
+    """Mean cross-entropy, for finite differences and loss curves."""
+    out = _logits(params, contexts)
+    mean, _, _ = cross_entropy_forward(out["logits"], np.asarray(targets, dtype=np.int64))
+    return float(mean)
+
+
+def loss_and_grads(params: dict[str, np.ndarray], contexts: ArrayLike, targets: ArrayLike) -> tuple:
+    """Mean loss, per-example losses, gradients of every parameter and the intermediates."""
+    out = forward(params, contexts)
+    mean, per_example, ce_cache = cross_entropy_forward(out["logits"], np.asarray(targets, dtype=np.int64))
+    emb_cache, lin1_cache, relu_cache, lin2_cache = out["_caches"]
+    dlogits = cross_entropy_backward(ce_cache)  # (N, 27)
+    dhidden, dW2, db2 = linear_backward(dlogits, lin2_cache)  # (N, h)
+    dpre = relu_backward(dhidden, relu_cache)  # (N, h)
+    dconcat, dW1, db1 = linear_backward(dpre, lin1_cache)  # (N, 3d)
+    dC = embedding_backward(dconcat.reshape(-1, params["C"].shape[1]), emb_cache)  # (27, d)
+    grads = {"C": dC, "W1": dW1, "b1": db1, "W2": dW2, "b2": db2}
+    return float(mean), per_example, grads, out
+
+
+def next_char_probs(params: dict[str, np.ndarray], window: str) -> np.ndarray:
+    """Distribution over the 27 symbols after one 3-character window."""
+    return forward(params, [encode(window)])["probs"][0]
+
+
+def target_probs(params: dict[str, np.ndarray], name: str) -> np.ndarray:
+    """Probability the model gives each observed next character of a name (e.g. aabid)."""
+    contexts, targets = pairs_to_ids([name])
+    probs = forward(params, contexts)["probs"]  # (len(name)+1, 27)
+    return probs[np.arange(len(targets)), targets]
+
+
+def sample(params: dict[str, np.ndarray], n: int, seed: int = 0, max_len: int = 20) -> list[str]:
+    """Draw n names from the model with a seeded generator, so the book's samples are fixed."""
+    rng = np.random.default_rng(seed)
+    return [_sample_one(params, rng, max_len) for _ in range(n)]
+
+
+def _sample_one(params: dict[str, np.ndarray], rng: np.random.Generator, max_len: int) -> str:
+    """Sample characters until the boundary mark (or max_len) ends the name."""
+    window, out = [0] * WINDOW, []
+    while len(out) < max_len:
+        probs = forward(params, [window])["probs"][0]
+        nxt = int(rng.choice(VOCAB_SIZE, p=probs))
+        if nxt == 0:
+            break
+        out.append(nxt)
+        window = window[1:] + [nxt]
+    return decode(out)
+
+
+def params_to_json(params: dict[str, np.ndarray]) -> dict:
+    """Nested lists of Python floats: json writes them with repr, so they round-trip exactly."""
+    return {name: np.asarray(params[name], dtype=np.float64).tolist() for name in PARAM_NAMES}
+
+
+def params_from_json(data: dict) -> dict[str, np.ndarray]:
+    """Rebuild float64 arrays from the JSON checkpoint."""
+    return {name: np.array(data[name], dtype=np.float64) for name in PARAM_NAMES}
+
+
+def load_checkpoint(path: Path = PARAMS_PATH) -> dict:
+    """The whole stored checkpoint: parameters, loss curve and training settings."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def load_params(path: Path = PARAMS_PATH) -> dict[str, np.ndarray]:
+    """The fitted parameters the book uses."""
+    return params_from_json(load_checkpoint(path)["params"])

@@ -1,0 +1,158 @@
+"""Part 2/3 toy: one causal attention head and a 4 -> 8 -> 20 prediction MLP, hand-chosen weights."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import nn
+from ..generation import greedy_generate
+from ..ops import matmul
+from ..paramio import read_json
+
+PARAMS_FILE = "onehead.json"
+_DOC = read_json(PARAMS_FILE)
+
+COORDINATES: tuple[str, ...] = tuple(_DOC["coordinates"])  # names of the 4 model-width coordinates
+VOCAB: tuple[str, ...] = tuple(_DOC["vocab"])  # 20 tokens
+TOKEN_ID: dict[str, int] = {t: i for i, t in enumerate(VOCAB)}
+HIDDEN_UNITS: tuple[str, ...] = tuple(_DOC["hidden_units"])
+
+RIVER_SENTENCE: tuple[str, ...] = (
+    "The", "fisherman", "sat", "beside", "the", "river", "bank", "and", "watched", "the",
+)
+RIVER_NEXT = "water"
+CHEQUE_SENTENCE: tuple[str, ...] = (
+    "The", "fisherman", "took", "his", "cheque", "to", "the", "bank", "and", "waited",
+)
+
+PARAM_NAMES = ("E_tok", "P", "W_Q", "W_K", "W_V", "W_O", "W1", "b1", "W2", "b2")
+
+
+def encode(tokens) -> np.ndarray:
+    """Token strings to ids."""
+    return np.array([TOKEN_ID[t] for t in tokens], dtype=int)
+
+
+def decode(ids) -> list[str]:
+    """Ids to token strings."""
+    return [VOCAB[int(i)] for i in ids]
+
+
+def load_params() -> dict[str, np.ndarray]:
+    """The hand-chosen parameters from params/onehead.json, as float64 arrays."""
+    doc = read_json(PARAMS_FILE)
+    p = {"E_tok": np.array([doc["token_rows"][t] for t in VOCAB], dtype=float)}  # (20, 4)
+    p["P"] = np.array(doc["positions"], dtype=float)  # (20, 4)
+    for name in PARAM_NAMES[2:]:
+        p[name] = np.array(doc[name], dtype=float)
+    return p
+
+
+def next_token_pairs(tokens) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs tokens[:-1] and targets tokens[1:]: each position predicts the token after it."""
+    ids = encode(tokens)
+    return ids[:-1], ids[1:]
+
+
+def final_position_example() -> tuple[np.ndarray, np.ndarray]:
+    """Part 3 section 2: the river sentence, one target (water) for its final row."""
+    return encode(RIVER_SENTENCE), encode([RIVER_NEXT])
+
+
+def all_positions_example() -> tuple[np.ndarray, np.ndarray]:
+    """Part 3 section 7: the river sentence with water appended, every position's next token."""
+    return next_token_pairs(RIVER_SENTENCE + (RIVER_NEXT,))
+
+
+def forward(params: dict, ids, readout: str = "last") -> dict:
+    """Every intermediate of one causal pass; the MLP reads the final row ("last") or every row ("all")."""
+    ids = np.asarray(ids, dtype=int)
+    n = ids.size
+    tok_rows, c_tok = nn.embedding_forward(params["E_tok"], ids)  # (n, 4)
+    pos_rows, c_pos = nn.positions_forward(params["P"], n)  # (n, 4)
+    E = tok_rows + pos_rows  # (n, 4)
+    mask = nn.causal_mask(n)  # (n, n)
+    dE_att, c_att = nn.attention_forward(E, E, params["W_Q"], params["W_K"], params["W_V"], params["W_O"], mask)  # (n, 4)
+    E_prime = E + dE_att  # (n, 4) residual sum
+    if readout == "last":
+        rows = np.array([n - 1])
+    elif readout == "all":
+        rows = np.arange(n)
+    else:
+        raise ValueError(f"readout must be 'last' or 'all', not {readout!r}")
+    logits, c_mlp = nn.mlp_forward(E_prime[rows], params["W1"], params["b1"], params["W2"], params["b2"])  # (m, 20)
+    probs = nn.softmax(logits)  # (m, 20)
+    return {
+        "ids": ids, "tokens": decode(ids), "tok_rows": tok_rows, "pos_rows": pos_rows, "E": E,
+        "Q": c_att["Q"], "K": c_att["K"], "V": c_att["V"], "scores": c_att["scores"], "mask": mask,
+        "masked_scores": c_att["masked_scores"], "weights": c_att["weights"], "message": c_att["message"],
+        "update": dE_att, "E_prime": E_prime, "readout_rows": rows, "pre": c_mlp["pre"],
+        "hidden": c_mlp["hidden"], "logits": logits, "probs": probs,
+        "_caches": {"tok": c_tok, "pos": c_pos, "att": c_att, "mlp": c_mlp},
+    }
+
+
+def loss_and_grads(params: dict, ids, targets, readout: str = "last") -> tuple[float, np.ndarray, dict, dict]:
+    """Mean cross-entropy of the targets, per-position losses, gradients of every parameter, intermediates."""
+    out = forward(params, ids, readout)
+    loss, per_position, c_ce = nn.cross_entropy_forward(out["logits"], targets)
+    caches = out["_caches"]
+    dlogits = nn.cross_entropy_backward(c_ce)  # (m, 20)
+    g_mlp = nn.mlp_backward(dlogits, caches["mlp"])
+    dE_prime = np.zeros_like(out["E_prime"])  # (n, 4)
+    dE_prime[out["readout_rows"]] += g_mlp["x"]
+    g_att = nn.attention_backward(dE_prime, caches["att"])  # the update branch
+    dE = dE_prime + g_att["x_q"] + g_att["x_kv"]  # (n, 4) residual path + query path + key/value paths
+    grads = {
+        "E_tok": nn.embedding_backward(dE, caches["tok"]),  # (20, 4)
+        "P": nn.embedding_backward(dE, caches["pos"]),  # (20, 4), rows past n stay zero
+        "W_Q": g_att["W_Q"], "W_K": g_att["W_K"], "W_V": g_att["W_V"], "W_O": g_att["W_O"],
+        "W1": g_mlp["W1"], "b1": g_mlp["b1"], "W2": g_mlp["W2"], "b2": g_mlp["b2"],
+    }
+    out.update(loss=loss, per_position=per_position, dlogits=dlogits, dE=dE)
+    return loss, per_position, grads, out
+
+
+# ---- generation (Part 3 section 14): greedy, with or without a KV cache ----
+
+
+def prefill(params: dict, ids) -> tuple[np.ndarray, dict]:
+    """Final-row-only prefill: keys and values of every prompt row, the query of the last row only."""
+    ids = np.asarray(ids, dtype=int)
+    n = ids.size
+    E = nn.embedding_forward(params["E_tok"], ids)[0] + nn.positions_forward(params["P"], n)[0]  # (n, 4)
+    K = matmul(E, params["W_K"], "qkv")  # (n, 3)
+    V = matmul(E, params["W_V"], "qkv")  # (n, 2)
+    cache = {"K": K, "V": V}
+    return _last_row_logits(params, E[-1:], cache), cache
+
+
+def step(params: dict, cache: dict, token_id: int) -> np.ndarray:
+    """One cached step: project the new row once, append its key and value, score it against the cache."""
+    t = cache["K"].shape[0]  # index of the new position
+    e = params["E_tok"][[token_id]] + nn.positions_forward(params["P"], 1, start=t)[0]  # (1, 4)
+    cache["K"] = np.vstack([cache["K"], matmul(e, params["W_K"], "qkv")])  # (t+1, 3)
+    cache["V"] = np.vstack([cache["V"], matmul(e, params["W_V"], "qkv")])  # (t+1, 2)
+    return _last_row_logits(params, e, cache)
+
+
+def _last_row_logits(params: dict, e: np.ndarray, cache: dict) -> np.ndarray:
+    """Query of one new row against all cached keys (all are in its past), then residual and MLP."""
+    q = matmul(e, params["W_Q"], "qkv")  # (1, 3)
+    scores = matmul(q, cache["K"].T, "scores") / np.sqrt(q.shape[1])  # (1, t)
+    weights = nn.softmax(scores)  # (1, t)
+    message = matmul(weights, cache["V"], "mix")  # (1, 2)
+    e_prime = e + matmul(message, params["W_O"], "out_proj")  # (1, 4)
+    logits, _ = nn.mlp_forward(e_prime, params["W1"], params["b1"], params["W2"], params["b2"])  # (1, 20)
+    return logits[0]  # (20,)
+
+
+def generate(params: dict, prompt_ids, n_new: int, use_cache: bool = True) -> dict:
+    """Greedy decoding of n_new tokens; raises ContextLimitError before running out of position rows."""
+    return greedy_generate(
+        prompt_ids, n_new, params["P"].shape[0],
+        full_logits=lambda ids: forward(params, ids, "last")["logits"][0],
+        prefill=(lambda ids: prefill(params, ids)) if use_cache else None,
+        step=(lambda cache, tid: step(params, cache, tid)),
+        cache_size=lambda cache: {"keys": cache["K"].shape[0], "values": cache["V"].shape[0]},
+    )

@@ -1,0 +1,151 @@
+"""The cost model against brute-force counts of the engine's own matrix products."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tinyformer import cost
+from tinyformer.models import baselines, decoder_stack as ds, onehead as m
+from tinyformer.nn import causal_mask
+from tinyformer.ops import count_macs
+
+
+def _onehead_params(w: cost.Widths, context: int = 24, seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    shapes = {"E_tok": (w.C, w.d), "P": (context, w.d), "W_Q": (w.d, w.d_k), "W_K": (w.d, w.d_k),
+              "W_V": (w.d, w.d_v), "W_O": (w.d_v, w.d), "W1": (w.d, w.h), "b1": (w.h,), "W2": (w.h, w.C), "b2": (w.C,)}
+    return {k: rng.normal(size=s) for k, s in shapes.items()}
+
+
+WIDTHS = [cost.PART2, cost.Widths(d=5, d_k=2, d_v=3, h=6, C=7), cost.Widths(d=3, d_k=4, d_v=1, h=2, C=9)]
+STACKS = [
+    ds.DecoderConfig(vocab_size=7, context=12, d_model=6, n_heads=2, n_layers=2, d_ff=8),
+    ds.DecoderConfig(vocab_size=5, context=12, d_model=4, n_heads=1, n_layers=1, d_ff=3),
+    ds.DecoderConfig(vocab_size=9, context=12, d_model=6, n_heads=3, n_layers=3, d_ff=5, d_head=4),
+]
+
+
+def _counted(fn):
+    with count_macs() as c:
+        fn()
+    return dict(c.by_tag)
+
+
+def _split(counts):
+    fwd = {k: v for k, v in counts.items() if ":" not in k}
+    bwd = {k: v for k, v in counts.items() if ":" in k}
+    return fwd, bwd
+
+
+def test_part2_params_have_the_part2_widths():
+    p = m.load_params()
+    w = cost.PART2
+    assert (w.d, w.d_k, w.d_v, w.h, w.C) == (4, 3, 2, 8, 20)
+    assert p["W_Q"].shape == (w.d, w.d_k) and p["W_V"].shape == (w.d, w.d_v) and p["W2"].shape == (w.h, w.C)
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("n", [1, 4, 10, 11])
+def test_onehead_full_pass_and_backward(w, n):
+    p = _onehead_params(w)
+    ids = np.arange(n) % w.C
+    for readout, rows in (("all", n), ("last", 1)):
+        targets = ids[:rows]
+        fwd, bwd = _split(_counted(lambda: m.loss_and_grads(p, ids, targets, readout)))
+        expected = cost.onehead_full(n, w, readout_rows=rows)
+        assert fwd == expected
+        assert bwd == cost.backward(expected)
+        assert sum(bwd.values()) == 2 * cost.total(expected)
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("n", [1, 5, 10])
+def test_onehead_final_row_prefill_and_cached_step(w, n):
+    p = _onehead_params(w)
+    ids = np.arange(n) % w.C
+    cache = {}
+
+    def run_prefill():
+        cache.update(m.prefill(p, ids)[1])
+
+    assert _counted(run_prefill) == cost.onehead_final_row(n, w)
+    assert _counted(lambda: m.step(p, cache, 0)) == cost.onehead_cached_step(n + 1, w)
+
+
+@pytest.mark.parametrize("n0,n_new", [(1, 5), (10, 10), (3, 1)])
+def test_onehead_generation_and_query_source_visits(n0, n_new):
+    p = m.load_params()
+    prompt = m.encode(m.RIVER_SENTENCE)[:n0]
+    for use_cache in (True, False):
+        counted = _counted(lambda: m.generate(p, prompt, n_new, use_cache=use_cache))
+        assert counted == cost.onehead_generation(n0, n_new, use_cache=use_cache)
+    cached = _counted(lambda: m.generate(p, prompt, n_new))
+    visits = sum(n0 + s for s in range(n_new))  # brute force: the query of step s reads n0 + s sources
+    assert cost.generation_visits(n0, n_new) == visits
+    assert cached["scores"] == cost.PART2.d_k * visits and cached["mix"] == cost.PART2.d_v * visits
+
+
+@pytest.mark.parametrize("cfg", STACKS)
+@pytest.mark.parametrize("n", [1, 3, 8])
+def test_decoder_full_pass_and_backward(cfg, n):
+    p = ds.init_params(cfg, 1)
+    ids = np.arange(n) % cfg.vocab_size
+    fwd, bwd = _split(_counted(lambda: ds.loss_and_grads(p, ids, ids)))
+    expected = cost.decoder_full(n, cfg)
+    assert fwd == expected and bwd == cost.backward(expected)
+
+
+@pytest.mark.parametrize("cfg", STACKS)
+@pytest.mark.parametrize("n0,n_new", [(1, 4), (5, 6)])
+def test_decoder_prefill_steps_and_generation(cfg, n0, n_new):
+    p = ds.init_params(cfg, 2)
+    prompt = np.arange(n0) % cfg.vocab_size
+    cache = {}
+
+    def run_prefill():
+        cache.update(ds.prefill(p, prompt)[1])
+
+    assert _counted(run_prefill) == cost.decoder_prefill(n0, cfg)
+    assert _counted(lambda: ds.step(p, cache, 0)) == cost.decoder_cached_step(n0 + 1, cfg)
+    for use_cache in (True, False):
+        counted = _counted(lambda: ds.generate(p, prompt, n_new, use_cache=use_cache))
+        assert counted == cost.decoder_generation(n0, n_new, cfg, use_cache=use_cache)
+    sizes = ds.generate(p, prompt, n_new)["cache_sizes"]
+    assert [s["numbers"] for s in sizes] == [cost.kv_cache_numbers(n0 + s, cfg) for s in range(n_new)]
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("n,window", [(1, 3), (10, 3), (7, 5)])
+def test_concat_and_prefix_mean_predictors(w, n, window):
+    p = _onehead_params(w)
+    ids = np.arange(n) % w.C
+    p_window = {**p, "W1": np.ones((window * w.d, w.h))}
+    assert _counted(lambda: baselines.window_concat_forward(p_window, ids, window, pad_id=0)) == cost.concat_predictor(n, window, w)
+    assert _counted(lambda: baselines.prefix_mean_forward(p, ids)) == cost.prefix_mean_predictor(n, w)
+    assert cost.attention_predictor(n, w) == cost.onehead_full(n, w)
+
+
+def test_prefix_mean_predictor_reads_running_means():
+    w = cost.PART2
+    p = _onehead_params(w)
+    ids = np.array([3, 1, 4, 1, 5])
+    E = p["E_tok"][ids] + p["P"][:5]
+    i = 3
+    mean = E[: i + 1].mean(axis=0)
+    expected = np.maximum(mean @ p["W1"] + p["b1"], 0) @ p["W2"] + p["b2"]
+    np.testing.assert_allclose(baselines.prefix_mean_forward(p, ids)[i], expected, rtol=1e-12)
+
+
+def test_causal_pairs_count_the_allowed_cells():
+    for n in range(1, 30):
+        assert cost.causal_pairs(n) == int(causal_mask(n).sum())
+        assert cost.score_matrix_numbers(n) == causal_mask(n).size
+
+
+def test_mac_rule_example():
+    with count_macs() as c:
+        from tinyformer.ops import matmul
+
+        matmul(np.ones((4, 3)), np.ones((3, 2)), "x")
+    assert c.total == cost.matmul_macs(4, 3, 2) == 4 * 2 * 3

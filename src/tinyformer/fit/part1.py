@@ -7,12 +7,9 @@ pairs each epoch, so the whole run is deterministic. Takes a few seconds on 2 co
 
 from __future__ import annotations
 
-import json
-import time
-from pathlib import Path
-
 import numpy as np
 
+from tinyformer.fit.common import fit_and_write
 from tinyformer.models import char_mlp
 from tinyformer.nn import sgd_step
 
@@ -73,20 +70,9 @@ def _checkpoint(params, settings, names, curve_steps, curve_loss, batch_loss) ->
     }
 
 
-def write(checkpoint: dict, path: Path = char_mlp.PARAMS_PATH) -> None:
-    """Write readable JSON; Python's json writes floats with repr, so they round-trip exactly."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(checkpoint, indent=1) + "\n", encoding="utf-8")
-
-
 def main() -> None:
     """Fit, write the checkpoint and say how long it took."""
-    start = time.perf_counter()
-    checkpoint = fit()
-    write(checkpoint)
-    curve = checkpoint["loss_curve"]["loss"]
-    print(f"part1 char MLP: loss {curve[0]:.4f} -> {curve[-1]:.4f} in {time.perf_counter() - start:.2f} s;"
-          f" wrote {char_mlp.PARAMS_PATH}")
+    fit_and_write("part1 char MLP", fit, char_mlp.PARAMS_FILE, lambda c: c["loss_curve"]["loss"])
 
 
 if __name__ == "__main__":

@@ -19,12 +19,9 @@ rows (every encoded row has already mixed the whole source).
 
 from __future__ import annotations
 
-import json
-import time
-from pathlib import Path
-
 import numpy as np
 
+from tinyformer.fit.common import fit_and_write
 from tinyformer.models import encdec
 from tinyformer.nn import sgd_step
 
@@ -70,20 +67,10 @@ def _checkpoint(params, settings, curve, per_pair) -> dict:
     }
 
 
-def write(checkpoint: dict, path: Path = encdec.PARAMS_PATH) -> None:
-    """Write readable JSON; Python's json writes floats with repr, so they round-trip exactly."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(checkpoint, indent=1) + "\n", encoding="utf-8")
-
-
 def main() -> None:
     """Fit, write the checkpoint and say how long it took."""
-    start = time.perf_counter()
-    checkpoint = fit()
-    write(checkpoint)
-    curve = checkpoint["loss_curve"]
-    print(f"part4 encoder-decoder: loss {curve[0]:.4f} -> {curve[-1]:.4f} after {checkpoint['steps']} steps"
-          f" in {time.perf_counter() - start:.2f} s; wrote {encdec.PARAMS_PATH}")
+    fit_and_write("part4 encoder-decoder", fit, encdec.PARAMS_FILE, lambda c: c["loss_curve"],
+                  detail=" after {steps} steps")
 
 
 if __name__ == "__main__":

@@ -16,12 +16,12 @@ the two models side by side with one nonlinearity.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tinyformer import paramio
 from tinyformer.nn import (
     cross_entropy_backward,
     cross_entropy_forward,
@@ -42,9 +42,9 @@ EMBED_DIM = 4
 HIDDEN = 64
 PARAM_NAMES = ("C", "W1", "b1", "W2", "b2")
 
-_PACKAGE = Path(__file__).resolve().parent.parent
-NAMES_PATH = _PACKAGE / "data" / "names.txt"
-PARAMS_PATH = _PACKAGE / "params" / "part1_char_mlp.json"
+NAMES_PATH = Path(__file__).resolve().parent.parent / "data" / "names.txt"
+PARAMS_FILE = "part1_char_mlp.json"
+PARAMS_PATH = paramio.PARAMS_DIR / PARAMS_FILE
 
 
 def encode(text: str) -> list[int]:
@@ -174,19 +174,19 @@ def _sample_one(params: dict[str, np.ndarray], rng: np.random.Generator, max_len
 
 def params_to_json(params: dict[str, np.ndarray]) -> dict:
     """Nested lists of Python floats: json writes them with repr, so they round-trip exactly."""
-    return {name: np.asarray(params[name], dtype=np.float64).tolist() for name in PARAM_NAMES}
+    return paramio.arrays_to_json(params, PARAM_NAMES)
 
 
 def params_from_json(data: dict) -> dict[str, np.ndarray]:
     """Rebuild float64 arrays from the JSON checkpoint."""
-    return {name: np.array(data[name], dtype=np.float64) for name in PARAM_NAMES}
+    return paramio.arrays_from_json(data, PARAM_NAMES)
 
 
 def load_checkpoint(path: Path = PARAMS_PATH) -> dict:
     """The whole stored checkpoint: parameters, loss curve and training settings."""
-    return json.loads(path.read_text(encoding="utf-8"))
+    return paramio.read_json(path)
 
 
 def load_params(path: Path = PARAMS_PATH) -> dict[str, np.ndarray]:
     """The fitted parameters the book uses."""
-    return params_from_json(load_checkpoint(path)["params"])
+    return paramio.load_arrays(path, PARAM_NAMES)

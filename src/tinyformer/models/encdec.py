@@ -14,12 +14,12 @@ without the parts Part 3 covers).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from tinyformer import paramio
 from tinyformer.nn import (
     attention_backward,
     attention_forward,
@@ -57,7 +57,8 @@ PARAM_SHAPES = {
     "b_vocab": (len(TGT_VOCAB),),
 }
 Tokens = str | Sequence[str | int] | np.ndarray  # "the river bank <eos>", words, or ids
-PARAMS_PATH = Path(__file__).resolve().parent.parent / "params" / "part4_encdec.json"
+PARAMS_FILE = "part4_encdec.json"
+PARAMS_PATH = paramio.PARAMS_DIR / PARAMS_FILE
 _VIEW_KEYS = ("Q", "K", "V", "scores", "masked_scores", "weights", "message", "update")
 
 
@@ -240,19 +241,19 @@ def _generation_result(prefix: list[int], steps: list[dict], enc: dict, cross_kv
 
 def params_to_json(params: dict[str, np.ndarray]) -> dict:
     """Nested lists of Python floats: json writes them with repr, so they round-trip exactly."""
-    return {name: np.asarray(params[name], dtype=np.float64).tolist() for name in PARAM_SHAPES}
+    return paramio.arrays_to_json(params, PARAM_SHAPES)
 
 
 def params_from_json(data: dict) -> dict[str, np.ndarray]:
     """Rebuild float64 arrays from the JSON checkpoint."""
-    return {name: np.array(data[name], dtype=np.float64) for name in PARAM_SHAPES}
+    return paramio.arrays_from_json(data, PARAM_SHAPES)
 
 
 def load_checkpoint(path: Path = PARAMS_PATH) -> dict:
     """The whole stored checkpoint: parameters, loss curve and fitting settings."""
-    return json.loads(path.read_text(encoding="utf-8"))
+    return paramio.read_json(path)
 
 
 def load_params(path: Path = PARAMS_PATH) -> dict[str, np.ndarray]:
     """The fitted parameters the chapter uses."""
-    return params_from_json(load_checkpoint(path)["params"])
+    return paramio.load_arrays(path, PARAM_SHAPES)

@@ -7,7 +7,7 @@ import numpy as np
 from .. import nn
 from ..generation import greedy_generate
 from ..ops import matmul
-from ..paramio import read_json
+from ..paramio import arrays_from_json, read_json
 
 PARAMS_FILE = "onehead.json"
 _DOC = read_json(PARAMS_FILE)
@@ -43,8 +43,7 @@ def load_params() -> dict[str, np.ndarray]:
     doc = read_json(PARAMS_FILE)
     p = {"E_tok": np.array([doc["token_rows"][t] for t in VOCAB], dtype=float)}  # (20, 4)
     p["P"] = np.array(doc["positions"], dtype=float)  # (20, 4)
-    for name in PARAM_NAMES[2:]:
-        p[name] = np.array(doc[name], dtype=float)
+    p.update(arrays_from_json(doc, PARAM_NAMES[2:]))  # W_Q ... b2, stored under their own names
     return p
 
 

@@ -1,0 +1,76 @@
+"""What a book page's blocks import: ``from numbook.api import table, figure_data, export, markdown, fmt``.
+
+Each function works inside a build (its output goes into the page) and outside one
+(in a notebook or a test it just returns its value), so page code can be tried anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from . import record
+from .data import export_json
+from .format import format_value
+from .tables import table_markdown
+
+__all__ = ["table", "figure_data", "export", "markdown", "fmt"]
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def fmt(x: Any, decimals: int | None = None) -> str:
+    """Format a value by the book's one number rule (for f-strings in inline values)."""
+    return format_value(x, decimals)
+
+
+def table(
+    data: Any,
+    header: Sequence[Any] | None = None,
+    index: Sequence[Any] | None = None,
+    decimals: int | None = None,
+    caption: str | None = None,
+) -> str:
+    """Show a table after the block: ``data`` is a 2-D array, a list of rows or a dict of columns.
+
+    ``header`` names the columns (a dict's keys by default), ``index`` labels the rows,
+    ``decimals`` overrides the book default for this table. Returns the Markdown.
+    """
+    text = table_markdown(data, header=header, index=index, decimals=decimals, caption=caption)
+    if record.current is not None:
+        record.current.items.append({"type": "table", "markdown": text})
+    return text
+
+
+def figure_data(header: Sequence[Any], rows: Sequence[Sequence[Any]]) -> None:
+    """Give the numbers behind this block's figure (shown as a table and a CSV download).
+
+    Alternatively set ``fig.data_table = (header, rows)`` on the figure.
+    """
+    if record.current is not None:
+        record.current.figure_data = ([str(h) for h in header], [list(r) for r in rows])
+
+
+def export(name: str, **values: Any) -> str:
+    """Write ``data/<name>.json`` beside the page for the page's widgets; returns its JSON text.
+
+    Arrays become lists, keys are sorted; NaN and infinities are refused. In the page,
+    ``<div data-numbook-export="<name>" data-src="...">`` gives scripts the file's URL.
+    """
+    if not _NAME.match(name):
+        raise ValueError(f"export name {name!r}: use letters, digits, '-', '_' and '.'")
+    text = export_json(values)
+    rec = record.current
+    if rec is not None:
+        if name in rec.exports:
+            raise ValueError(f"export {name!r} written twice on this page")
+        rec.exports.add(name)
+        rec.items.append({"type": "export", "name": name, "json": text})
+    return text
+
+
+def markdown(text: str) -> None:
+    """Put ``text`` into the page as Markdown, unescaped (the author answers for it)."""
+    if record.current is not None:
+        record.current.items.append({"type": "markdown", "text": str(text)})

@@ -1,0 +1,248 @@
+"""The core of numbook as a plain library: pages in, outputs and files out.
+
+A host (the MkDocs plugin, or another site generator's adapter) does three things:
+
+1. ``book.prepare(pages)`` once per build with every page's source: all pages are
+   parsed, figures numbered, references checked, and pages whose cache entry is stale
+   executed in parallel workers. It returns the files to publish (figures, CSV, JSON).
+2. if ``book.errors`` is not empty, stop the build with ``NumbookError(book.errors)``
+   (or, when previewing, show them: rendering puts them on the page);
+3. ``book.render(src_uri, markdown, url_for, options)`` for each page.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import yaml
+
+from .cache import Cache, environment_fingerprint, page_key
+from .cells import CellError, PageRun, ParsedPage
+from .figures import dark_variant
+from .numbering import FigureInfo, number_figures, resolve_ref
+from .parse import parse_page
+from .pool import preimport, run_pages
+from .render import PageContext, RenderOptions, data_dir, figures_dir, render_page
+from .runner import PageJob
+
+log = logging.getLogger("mkdocs.plugins.numbook")
+
+# The same front matter rule as MkDocs (mkdocs.utils.meta), so line numbers agree.
+_FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.UNICODE | re.DOTALL)
+
+
+def split_front_matter(source: str) -> tuple[str, dict, int]:
+    """(body, meta, number of source lines before the body)."""
+    m = _FRONT_MATTER.match(source)
+    if m:
+        try:
+            meta = yaml.safe_load(m.group(1))
+        except yaml.YAMLError:
+            meta = None
+        if isinstance(meta, dict):
+            body = source[m.end() :].lstrip("\n")
+            return body, meta, source[: len(source) - len(body)].count("\n")
+    return source, {}, 0
+
+
+@dataclass
+class Settings:
+    """Everything that decides a build's behaviour (the plugin fills it from its config)."""
+
+    root: str  # project root: blocks run there, paths in messages are relative to it
+    docs_dir: str
+    cache_dir: str
+    workers: int
+    timeout: float
+    decimals: int = 3
+    watch: Sequence[str] = ("src",)
+    dark_colors: Mapping[str, str] = field(default_factory=dict)
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
+class SourcePage:
+    src_uri: str  # path inside the docs directory, with "/" separators
+    source: str  # the whole file, front matter included
+
+
+@dataclass(frozen=True)
+class GeneratedFile:
+    src_uri: str
+    content: bytes
+
+
+@dataclass
+class _Page:
+    src_uri: str
+    display_path: str
+    body: str
+    line_offset: int
+    number: str | None
+    parsed: ParsedPage
+    run: PageRun | None = None
+    errors: list[CellError] = field(default_factory=list)
+
+
+class Book:
+    """One build's worth of pages; create a new one for each build."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.pages: dict[str, _Page] = {}
+        self.figures: dict[str, FigureInfo] = {}
+        self.errors: list[CellError] = []
+        self.executed: list[str] = []  # pages run in this build
+        self.from_cache: list[str] = []  # pages served from the cache
+        self.timings: dict[str, tuple[float, float]] = {}  # page -> (start, end), time.monotonic()
+
+    @property
+    def display(self) -> dict[str, str]:
+        return {k: p.display_path for k, p in self.pages.items()}
+
+    def _display_path(self, src_uri: str) -> str:
+        path = os.path.join(self.settings.docs_dir, *src_uri.split("/"))
+        return os.path.relpath(path, self.settings.root).replace(os.sep, "/")
+
+    def prepare(self, pages: Sequence[SourcePage]) -> list[GeneratedFile]:
+        """Parse, number, execute (or reuse) every page; returns the files to publish."""
+        s = self.settings
+        for page in pages:
+            body, meta, offset = split_front_matter(page.source.replace("\r\n", "\n"))
+            display = self._display_path(page.src_uri)
+            number = meta.get("number")
+            parsed = parse_page(body, display, offset)
+            self.pages[page.src_uri] = _Page(
+                page.src_uri, display, body, offset, None if number is None else str(number), parsed,
+                errors=list(parsed.errors),
+            )
+        self.figures, dup_errors = number_figures(
+            {k: (p.number, p.parsed) for k, p in self.pages.items()}, self.display
+        )
+        for err in dup_errors:
+            self.pages[_src_of(self.pages, err.page)].errors.append(err)
+        for p in self.pages.values():
+            for ref in p.parsed.refs:
+                _, err = resolve_ref(ref, p.src_uri, self.figures, self.display)
+                if err is not None:
+                    p.errors.append(err)
+        if s.enabled:
+            self._execute()
+        for p in self.pages.values():
+            self.errors.extend(p.errors)
+            if p.run is not None and p.run.error is not None:
+                self.errors.append(p.run.error)
+        return self._files() if s.enabled else []
+
+    def _execute(self) -> None:
+        s = self.settings
+        cache = Cache(s.cache_dir, s.root)
+        environment = environment_fingerprint()
+        settings = {"decimals": s.decimals}
+        watch = tuple(os.path.abspath(os.path.join(s.root, w)) for w in s.watch)
+        jobs, keys = [], {}
+        for p in self.pages.values():
+            if not p.parsed.cells or p.errors:
+                continue  # nothing to run, or the page is already known to be broken
+            key = page_key(p.src_uri, p.parsed.cells, environment, settings)
+            keys[p.src_uri] = key
+            cached = cache.get(p.src_uri, key)
+            if cached is not None:
+                p.run = cached
+                self.from_cache.append(p.src_uri)
+                continue
+            limits = [c.options.timeout for c in p.parsed.code_cells if c.options.timeout]
+            source = "\n" * p.line_offset + p.body
+            jobs.append(
+                PageJob(
+                    src_uri=p.src_uri,
+                    display_path=p.display_path,
+                    source=source,
+                    cells=tuple(p.parsed.cells),
+                    root=s.root,
+                    watch=watch,
+                    decimals=s.decimals,
+                    timeout=max([float(s.timeout), *limits]),
+                )
+            )
+        if jobs:
+            preimport(s.workers)
+            results = run_pages(jobs, s.workers)
+            for src_uri, run in sorted(results.items()):
+                page = self.pages[src_uri]
+                page.run = run
+                self.executed.append(src_uri)
+                if run.error is None:
+                    self.timings[src_uri] = (run.started, run.finished)
+                    cache.put(src_uri, keys[src_uri], run)
+        log.info(
+            "numbook: %d pages executed, %d from cache", len(self.executed), len(self.from_cache)
+        )
+
+    def _files(self) -> list[GeneratedFile]:
+        files: dict[str, GeneratedFile] = {}
+        owner: dict[str, str] = {}
+
+        def add(src_uri: str, content: str, page: _Page) -> None:
+            if src_uri in files:
+                self.errors.append(
+                    CellError(page.display_path, 1, f"{src_uri} is also written by {self.display[owner[src_uri]]}")
+                )
+                return
+            files[src_uri] = GeneratedFile(src_uri, content.encode("utf-8"))
+            owner[src_uri] = page.src_uri
+
+        for p in sorted(self.pages.values(), key=lambda p: p.src_uri):
+            if p.run is None:
+                continue
+            for out in p.run.outputs:
+                if out.figure is not None:
+                    base = figures_dir(p.src_uri) + out.figure.fig_id
+                    add(base + ".light.svg", out.figure.svg, p)
+                    add(base + ".dark.svg", dark_variant(out.figure.svg, self.settings.dark_colors), p)
+                    add(base + ".csv", out.figure.csv, p)
+                for item in out.items:
+                    if item["type"] == "export":
+                        add(f"{data_dir(p.src_uri)}{item['name']}.json", item["json"], p)
+        return list(files.values())
+
+    def page_errors(self, src_uri: str) -> list[CellError]:
+        p = self.pages.get(src_uri)
+        if p is None:
+            return []
+        return p.errors + ([p.run.error] if p.run is not None and p.run.error is not None else [])
+
+    def render(
+        self, src_uri: str, markdown: str, url_for: Callable[[str], str], options: RenderOptions
+    ) -> str:
+        """The page's Markdown with its outputs; pages numbook never saw pass through."""
+        p = self.pages.get(src_uri)
+        if p is None:
+            return markdown
+        parsed = p.parsed
+        if markdown != p.body:
+            # Another plugin changed the text since we read it: parse again and make sure
+            # the cells are the ones that ran.
+            parsed = parse_page(markdown, p.display_path, p.line_offset)
+            if [_cell_text(c) for c in parsed.cells] != [_cell_text(c) for c in p.parsed.cells]:
+                raise RuntimeError(
+                    f"{p.display_path}: the page's code changed between reading and rendering "
+                    "(another plugin rewrote it?)"
+                )
+        ctx = PageContext(p.src_uri, p.display_path, p.number, parsed, p.run, list(p.errors))
+        return render_page(markdown, ctx, self.figures, self.display, url_for, options)
+
+
+def _cell_text(cell) -> str:
+    return getattr(cell, "code", None) or getattr(cell, "expr", "")
+
+
+def _src_of(pages: Mapping[str, _Page], display_path: str) -> str:
+    for k, p in pages.items():
+        if p.display_path == display_path:
+            return k
+    raise KeyError(display_path)

@@ -1,0 +1,156 @@
+"""The page cache: a page's outputs are reused while nothing they depend on changed.
+
+Key (sha256) = the page's path, its cells (code, options, inline expressions — not its
+prose), the plugin's own source, the Python, NumPy and matplotlib versions, and the
+config that shapes outputs (``decimals``). An entry also lists the project files the
+page imported or opened, each with its sha256: the entry is valid only while they all
+still match, so editing an engine module re-runs exactly the pages that use it.
+
+Entries are JSON, written atomically (temporary file + ``os.replace``), and start
+with a checksum of the rest: a truncated or garbled entry is detected, logged and
+recomputed, never served. Only successful runs are stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import asdict
+from importlib import metadata
+
+from .cells import CodeCell, InlineCell, PageRun
+
+log = logging.getLogger("mkdocs.plugins.numbook")
+
+FORMAT_VERSION = 1
+_PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
+_NOT_PLUGIN = {"katex.py"}  # the lead's maths plugin lives in this package but shapes no output of ours
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+def environment_fingerprint() -> str:
+    """Hash of what, besides a page's own code, decides its outputs."""
+    h = hashlib.sha256()
+    h.update(f"format {FORMAT_VERSION}\npython {sys.version}\n".encode())
+    for dist in ("numpy", "matplotlib"):
+        h.update(f"{dist} {_version(dist)}\n".encode())
+    for name in sorted(os.listdir(_PLUGIN_DIR)):
+        if name.endswith(".py") and name not in _NOT_PLUGIN:
+            with open(os.path.join(_PLUGIN_DIR, name), "rb") as f:
+                h.update(name.encode() + b"\0" + hashlib.sha256(f.read()).digest())
+    return h.hexdigest()
+
+
+def page_key(src_uri: str, cells: Iterable[CodeCell | InlineCell], environment: str, settings: dict) -> str:
+    """The cache key of one page: its path, cells, environment and output-shaping settings.
+
+    Line numbers are left out on purpose: outputs do not depend on them, and adding a
+    paragraph above a block must not re-run it.
+    """
+    parts = {
+        "page": src_uri,
+        "environment": environment,
+        "settings": settings,
+        "cells": [
+            {"code": c.code, "options": asdict(c.options)} if isinstance(c, CodeCell) else {"expr": c.expr}
+            for c in cells
+        ],
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+class Cache:
+    """A directory of page entries, ``<page-name>.<key>.json``."""
+
+    def __init__(self, directory: str, root: str) -> None:
+        self.directory = directory
+        self.root = root  # dependency paths are stored relative to it, so a cache can move
+        self._hashes: dict[str, str | None] = {}
+
+    def _path(self, src_uri: str, key: str) -> str:
+        return os.path.join(self.directory, f"{self._stem(src_uri)}.{key}.json")
+
+    @staticmethod
+    def _stem(src_uri: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_.-]", "_", src_uri.replace("/", "__"))
+
+    def _file_hash(self, path: str) -> str | None:
+        if path not in self._hashes:
+            try:
+                with open(path, "rb") as f:
+                    self._hashes[path] = hashlib.sha256(f.read()).hexdigest()
+            except OSError:
+                self._hashes[path] = None
+        return self._hashes[path]
+
+    def get(self, src_uri: str, key: str) -> PageRun | None:
+        """The stored run if its entry is intact and its dependencies unchanged, else None."""
+        path = self._path(src_uri, key)
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.info("numbook: cannot read cache entry %s (%s); recomputing", path, exc)
+            return None
+        try:
+            checksum, _, body = raw.partition(b"\n")
+            if hashlib.sha256(body).hexdigest().encode() != checksum:
+                raise ValueError("checksum mismatch")
+            data = json.loads(body)
+            if data.get("format") != FORMAT_VERSION or data.get("key") != key:
+                raise ValueError("entry for another key or format")
+            run = PageRun.from_dict(data["run"])
+        except Exception as exc:  # noqa: BLE001 - any damage means: do not serve it
+            log.info("numbook: damaged cache entry %s (%s); recomputing", path, exc)
+            return None
+        if run.error is not None:
+            return None
+        for dep, digest in run.deps.items():
+            if self._file_hash(os.path.join(self.root, dep)) != digest:
+                return None
+        return run
+
+    def put(self, src_uri: str, key: str, run: PageRun) -> None:
+        """Store a successful run atomically, replacing older entries for the same page."""
+        if run.error is not None:
+            return
+        os.makedirs(self.directory, exist_ok=True)
+        data = run.to_dict()
+        data["started"] = data["finished"] = 0.0
+        body = json.dumps({"format": FORMAT_VERSION, "key": key, "run": data}, sort_keys=True).encode()
+        payload = hashlib.sha256(body).hexdigest().encode() + b"\n" + body
+        final = self._path(src_uri, key)
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(payload)
+            os.replace(tmp, final)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        prefix = self._stem(src_uri) + "."
+        for name in os.listdir(self.directory):
+            if name.startswith(prefix) and name != os.path.basename(final) and len(name) == len(prefix) + 64 + 5:
+                try:
+                    os.unlink(os.path.join(self.directory, name))
+                except OSError:
+                    pass
+        tag = os.path.join(self.directory, "CACHEDIR.TAG")
+        if not os.path.exists(tag):
+            with open(tag, "w") as f:
+                f.write("Signature: 8a477f597d28d172789f06886806bc55\n# numbook page cache; safe to delete\n")

@@ -1,0 +1,30 @@
+"""The plugin's options in ``mkdocs.yml`` (``plugins: - numbook: {...}``)."""
+
+from __future__ import annotations
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+
+
+class NumbookConfig(base.Config):
+    #: Run the blocks. Off: blocks are shown as plain code and inline values as code
+    #: (the benchmark's "bare build"); nothing runs, nothing is cached.
+    enabled = c.Type(bool, default=True)
+    #: Where page results are cached, relative to the directory of mkdocs.yml.
+    #: Safe to delete at any time.
+    cache_dir = c.Type(str, default=".cache/numbook")
+    #: Pages executed at the same time, each in its own process. Default: the CPU count.
+    workers = c.Optional(c.Type(int))
+    #: Seconds a page may run before it is stopped and reported. A block's
+    #: ``timeout="SECONDS"`` option can raise the limit for its page.
+    timeout = c.Type((int, float), default=60)
+    #: Digits after the decimal point for every float in tables and inline values
+    #: (see ``numbook.format``).
+    decimals = c.Type(int, default=3)
+    #: Directories (relative to mkdocs.yml) holding the project's own modules and data:
+    #: put on ``sys.path`` for blocks, tracked by the cache (a page re-runs when a file
+    #: under them that it imported or opened changes), and watched by ``mkdocs serve``.
+    watch = c.ListOfItems(c.Type(str), default=["src"])
+    #: ``"module:attribute"`` naming a dict ``{"#rrggbb": "#rrggbb"}`` that turns a
+    #: light figure into its dark variant. Default: a small map from black inks to light.
+    dark_colors = c.Optional(c.Type(str))

@@ -1,0 +1,134 @@
+"""The thin MkDocs layer over `numbook.book` (the core knows nothing of MkDocs).
+
+Hooks: ``on_startup`` learns whether we are serving, ``on_config`` reads which Markdown
+extensions the site has, ``on_files`` runs every page up front (in parallel, cached) and
+adds the generated figures and data files, ``on_page_markdown`` renders each page, and
+``on_serve`` watches the project's module directories.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import sys
+from typing import Any
+
+from markdown.extensions.toc import slugify as default_slugify
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
+
+from .book import Book, Settings, SourcePage
+from .config import NumbookConfig
+from .errors import format_errors
+from .figures import DEFAULT_DARK_COLORS
+from .pool import default_workers
+from .render import RenderOptions
+
+log = logging.getLogger("mkdocs.plugins.numbook")
+
+
+def load_object(spec: str) -> Any:
+    """Import ``"module:attribute"`` afresh (so `mkdocs serve` sees edits)."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise PluginError(f"numbook: dark_colors must look like 'module:attribute', got {spec!r}")
+    try:
+        module = sys.modules.get(module_name)
+        module = importlib.reload(module) if module is not None else importlib.import_module(module_name)
+        return getattr(module, attr)
+    except (ImportError, AttributeError) as exc:
+        raise PluginError(f"numbook: cannot load dark_colors {spec!r}: {exc}") from exc
+
+
+class NumbookPlugin(BasePlugin[NumbookConfig]):
+    """Run each page's ``python exec`` blocks at build time and put their outputs in the page."""
+
+    def __init__(self) -> None:
+        self.serving = False
+        self.book: Book | None = None
+        self.render_options = RenderOptions()
+
+    @property
+    def pages_executed(self) -> int:
+        """Pages whose blocks ran in the last build (0 means: no block executed)."""
+        return len(self.book.executed) if self.book else 0
+
+    @property
+    def pages_from_cache(self) -> int:
+        """Pages whose outputs the last build took from the cache."""
+        return len(self.book.from_cache) if self.book else 0
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
+        exts = set(config.markdown_extensions)
+        toc = config.mdx_configs.get("toc", {})
+        self.render_options = RenderOptions(
+            enabled=self.config.enabled,
+            show_errors=self.serving,
+            collapsible="???" if "pymdownx.details" in exts else "!!!" if "admonition" in exts else None,
+            attr_list="attr_list" in exts,
+            slugify=toc.get("slugify", default_slugify),
+            separator=toc.get("separator", "-"),
+        )
+        return config
+
+    def _settings(self, config: MkDocsConfig) -> Settings:
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        colors = DEFAULT_DARK_COLORS
+        if self.config.dark_colors:
+            colors = load_object(self.config.dark_colors)
+            if not isinstance(colors, dict):
+                raise PluginError("numbook: dark_colors must name a dict {'#rrggbb': '#rrggbb'}")
+        return Settings(
+            root=root,
+            docs_dir=config.docs_dir,
+            cache_dir=os.path.join(root, self.config.cache_dir),
+            workers=self.config.workers or default_workers(),
+            timeout=float(self.config.timeout),
+            decimals=self.config.decimals,
+            watch=tuple(self.config.watch),
+            dark_colors=colors,
+            enabled=self.config.enabled,
+        )
+
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:
+        self.book = Book(self._settings(config))
+        pages = [SourcePage(f.src_uri, f.content_string) for f in files.documentation_pages()]
+        generated = self.book.prepare(pages)
+        for g in generated:
+            if files.get_file_from_path(g.src_uri) is not None:
+                raise PluginError(f"numbook: {g.src_uri} would overwrite a file of the docs directory")
+            files.append(File.generated(config, g.src_uri, content=g.content))
+        if self.book.errors and self.config.enabled:
+            message = format_errors(self.book.errors)
+            if not self.serving:
+                raise PluginError(message)
+            log.error(message)
+        return files
+
+    def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+        if self.book is None:
+            return markdown
+
+        def url_for(src_uri: str) -> str:
+            f = files.get_file_from_path(src_uri)
+            return f.url_relative_to(page.file) if f is not None else src_uri
+
+        try:
+            return self.book.render(page.file.src_uri, markdown, url_for, self.render_options)
+        except RuntimeError as exc:
+            raise PluginError(f"numbook: {exc}") from exc
+
+    def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        for w in self.config.watch:
+            path = os.path.join(root, w)
+            if os.path.isdir(path):
+                server.watch(path)
+        return server

@@ -1,0 +1,19 @@
+"""Where `numbook.api` calls made inside a running block are recorded.
+
+The runner installs a fresh `Recorder` before each cell and reads it afterwards;
+outside a build there is none and the api functions simply return their values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Recorder:
+    items: list[dict[str, str]] = field(default_factory=list)
+    figure_data: tuple[list[str], list[list[object]]] | None = None
+    exports: set[str] = field(default_factory=set)
+
+
+current: Recorder | None = None

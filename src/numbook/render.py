@@ -1,0 +1,240 @@
+"""Put a page's outputs into its Markdown.
+
+Rendering is pure text substitution on the Markdown the page was parsed from: each
+block, inline value, figure reference and numbered heading is a span of that text
+that gets replaced. Everything the page's code produced is escaped unless the author
+asked for Markdown (``numbook.api.markdown``); figures and data tables are HTML with
+URLs the caller computes (``url_for``), so this module knows nothing about MkDocs.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from .cells import CellError, CellOutput, CodeCell, FigureOutput, InlineCell, ParsedPage, PageRun
+from .format import escape_text
+from .numbering import FigureInfo, resolve_ref, section_prefix
+
+
+@dataclass
+class RenderOptions:
+    """How the host site renders things (decided once from its Markdown extensions)."""
+
+    enabled: bool = True
+    show_errors: bool = False  # `mkdocs serve`: errors become admonitions instead of stopping
+    collapsible: str | None = "???"  # "???" (pymdownx.details), "!!!" (admonition) or None (raw HTML)
+    attr_list: bool = False  # headings can keep their id with {#id}
+    slugify: Callable[[str, str], str] | None = None
+    separator: str = "-"
+
+
+@dataclass
+class PageContext:
+    src_uri: str
+    display_path: str
+    number: str | None
+    parsed: ParsedPage
+    run: PageRun | None
+    errors: list[CellError] = field(default_factory=list)  # parse and reference errors of this page
+
+
+def fenced(text: str, lang: str) -> str:
+    """A fenced code block that no backtick run inside ``text`` can close."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = text if text.endswith("\n") or not text else text + "\n"
+    return f"{fence}{lang}\n{body}{fence}"
+
+
+def _indent(text: str, indent: str) -> str:
+    if not indent:
+        return text
+    return "\n".join(indent + line if line.strip() else line for line in text.split("\n"))
+
+
+def error_html(err: CellError) -> str:
+    """The visible error box shown under `mkdocs serve`."""
+    body = f"{err.location()}: {err.reason}"
+    if err.traceback:
+        body += "\n\n" + err.traceback
+    return (
+        '<div class="admonition failure numbook-error">\n'
+        f'<p class="admonition-title">numbook error at {html.escape(err.location())}</p>\n'
+        f"<pre><code>{html.escape(body).replace(chr(10) + chr(10), chr(10) + '&#10;')}</code></pre>\n"
+        "</div>"
+    )
+
+
+def _check_box(claim: str, inner: list[str], code: str, style: str | None) -> str:
+    title = f"Checked when this page was built: {escape_text(claim)}"
+    if style in ("???", "!!!"):
+        body = "\n\n".join(inner)
+        return f'{style} success "{title}"\n\n' + _indent(body, "    ")
+    return (
+        f'<details class="success numbook-check">\n<summary>{title}</summary>\n'
+        f"<pre><code>{html.escape(code)}</code></pre>\n</details>"
+    )
+
+
+def figure_html(fig: FigureOutput, label: str, url_for: Callable[[str], str], base: str) -> str:
+    """The figure (light and dark images) and the data behind it, as HTML."""
+    alt = html.escape(fig.alt, quote=True)
+    light = url_for(f"{base}{fig.fig_id}.light.svg")
+    dark = url_for(f"{base}{fig.fig_id}.dark.svg")
+    csv_url = url_for(f"{base}{fig.fig_id}.csv")
+    head = "".join(f"<th>{escape_text(h)}</th>" for h in fig.header)
+    rows = "\n".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in fig.rows)
+    return (
+        f'<figure class="numbook-figure" id="{html.escape(fig.fig_id)}">\n'
+        f'<img src="{html.escape(light)}#only-light" alt="{alt}">\n'
+        f'<img src="{html.escape(dark)}#only-dark" alt="{alt}">\n'
+        f"<figcaption>{html.escape(label)}: {escape_text(fig.caption)}</figcaption>\n"
+        "</figure>\n"
+        f'<details class="numbook-data">\n<summary>The data behind {html.escape(label)}</summary>\n'
+        f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>\n"
+        f'<p><a href="{html.escape(csv_url)}" download="{html.escape(fig.fig_id)}.csv">'
+        f"Download the data (CSV)</a></p>\n</details>"
+    )
+
+
+def figures_dir(src_uri: str) -> str:
+    """Where a page's figure files go: ``<page-dir>/figures/``."""
+    d = src_uri.rsplit("/", 1)[0] + "/" if "/" in src_uri else ""
+    return f"{d}figures/"
+
+
+def data_dir(src_uri: str) -> str:
+    d = src_uri.rsplit("/", 1)[0] + "/" if "/" in src_uri else ""
+    return f"{d}data/"
+
+
+def _block(
+    cell: CodeCell,
+    out: CellOutput,
+    ctx: PageContext,
+    figures: Mapping[str, FigureInfo],
+    url_for: Callable[[str], str],
+    opts: RenderOptions,
+) -> list[str]:
+    chunks: list[str] = []
+    shown: list[str] = [fenced(cell.code, "python")]
+    if out.stdout:
+        shown.append(fenced(out.stdout, "{.text .numbook-output}"))
+    if not cell.options.hide:
+        if cell.options.check:
+            chunks.append(_check_box(cell.options.check, shown, cell.code, opts.collapsible))
+        else:
+            chunks.extend(shown)
+    for item in out.items:
+        if item["type"] == "table":
+            chunks.append(item["markdown"].rstrip("\n"))
+        elif item["type"] == "markdown":
+            chunks.append(item["text"].rstrip("\n"))
+        elif item["type"] == "export":
+            url = url_for(f"{data_dir(ctx.src_uri)}{item['name']}.json")
+            chunks.append(
+                f'<div class="numbook-export" data-numbook-export="{html.escape(item["name"])}" '
+                f'data-src="{html.escape(url)}" hidden></div>'
+            )
+    if out.figure is not None:
+        label = figures[out.figure.fig_id].label
+        chunks.append(figure_html(out.figure, label, url_for, figures_dir(ctx.src_uri)))
+    return chunks
+
+
+def render_page(
+    text: str,
+    ctx: PageContext,
+    figures: Mapping[str, FigureInfo],
+    display: Mapping[str, str],
+    url_for: Callable[[str], str],
+    opts: RenderOptions,
+) -> str:
+    """The page's Markdown with every cell, reference and ``##`` heading filled in."""
+    edits: list[tuple[int, int, str]] = []
+    outputs = {o.index: o for o in ctx.run.outputs} if ctx.run else {}
+    run_error = ctx.run.error if ctx.run else None
+
+    for err in ctx.errors:
+        if err.span is not None and opts.show_errors:
+            edits.append((err.span[0], err.span[1], "\n" + error_html(err) + "\n\n"))
+
+    for cell in ctx.parsed.cells:
+        failed = run_error is not None and run_error.cell == cell.index
+        if isinstance(cell, InlineCell):
+            out = outputs.get(cell.index)
+            if opts.enabled and out is not None and out.value is not None and not failed:
+                value = out.value
+            elif failed and opts.show_errors:
+                value = f'<code class="numbook-error">{html.escape(run_error.location() + ": " + run_error.reason)}</code>'
+            else:
+                value = "`` " + cell.expr + " ``"
+            edits.append((cell.start, cell.end, value))
+            continue
+        out = outputs.get(cell.index)
+        if opts.enabled and out is not None and not failed:
+            chunks = _block(cell, out, ctx, figures, url_for, opts)
+        else:
+            chunks = [fenced(cell.code, "python")]
+            if failed and opts.show_errors:
+                if out is not None and out.stdout:
+                    chunks.append(fenced(out.stdout, "{.text .numbook-output}"))
+                chunks.append(error_html(run_error))
+            elif cell.options.figure and cell.options.figure in figures:
+                # Not run (plugin disabled, or an earlier block failed): keep the anchor and number.
+                info = figures[cell.options.figure]
+                chunks.append(
+                    f'<figure class="numbook-figure" id="{html.escape(info.fig_id)}">'
+                    f"<figcaption>{html.escape(info.label)}: {escape_text(cell.options.caption or '')}"
+                    "</figcaption></figure>"
+                )
+        body = "\n\n".join(chunks)
+        edits.append((cell.start, cell.end, "\n" + _indent(body, cell.indent) + "\n\n"))
+
+    for ref in ctx.parsed.refs:
+        label, err = resolve_ref(ref, ctx.src_uri, figures, display)
+        if label is None:
+            if opts.show_errors and err is not None:
+                edits.append((ref.start, ref.end, f'<code class="numbook-error">{html.escape(err.reason)}</code>'))
+            continue
+        edits.append((ref.start, ref.end, f"[{label}]" + text[ref.start + 2 : ref.end]))
+
+    if ctx.number:
+        used: set[str] = set()
+        for k, h in enumerate(ctx.parsed.headings, start=1):
+            edits.append((h.text_start, h.text_start, section_prefix(ctx.number, k)))
+            if opts.attr_list and not h.has_id and opts.slugify is not None:
+                slug = base = opts.slugify(_plain(h.text), opts.separator)
+                n = 0
+                while slug in used:
+                    n += 1
+                    slug = f"{base}_{n}"
+                used.add(slug)
+                if h.attr_open is not None:
+                    edits.append((h.attr_open, h.attr_open, f" #{slug} "))
+                else:
+                    edits.append((h.line_end, h.line_end, f" {{ #{slug} }}"))
+
+    return _apply(text, edits)
+
+
+def _plain(md: str) -> str:
+    """Heading text roughly as the toc extension sees it (links and markup stripped)."""
+    md = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", md)
+    return re.sub(r"[`*_]", "", md)
+
+
+def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
+    edits.sort(key=lambda e: (e[0], e[1]))
+    out, pos = [], 0
+    for start, end, new in edits:
+        if start < pos:
+            continue  # overlapping edit (e.g. an error span over a block); the first wins
+        out.append(text[pos:start])
+        out.append(new)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)

@@ -1,0 +1,277 @@
+"""Run one page's cells, in order, in one namespace (this runs inside a worker process).
+
+Each code cell is compiled with blank lines in front so that its line numbers are the
+Markdown file's, and with the page's display path as file name: a traceback points at
+``docs/page.md:LINE`` directly. Inline expressions are evaluated the same way.
+
+The runner also records which project files the page depended on: every module under
+a ``watch`` directory that it imported, and every file under one that it opened (the
+engine's parameter files, say), each with its sha256. The cache uses them.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import hashlib
+import importlib.machinery
+import io
+import linecache
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from contextlib import redirect_stdout
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from . import record
+from .cells import CellError, CellOutput, CodeCell, InlineCell, PageRun
+from .figures import figure_output
+from .format import format_value, set_default_decimals
+
+PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class PageJob:
+    """Everything a worker needs to run one page (plain data)."""
+
+    src_uri: str  # path inside docs_dir, e.g. "part1/attention.md"
+    display_path: str  # path shown in messages and tracebacks, e.g. "docs/part1/attention.md"
+    source: str  # the whole source file, for tracebacks
+    cells: tuple[CodeCell | InlineCell, ...]
+    root: str  # project root (where mkdocs.yml lives): the working directory of blocks
+    watch: tuple[str, ...]  # absolute directories holding project modules
+    decimals: int
+    timeout: float  # seconds for the whole page
+
+
+def _under(path: str, dirs: Sequence[str]) -> bool:
+    p = os.path.abspath(path)
+    return any(p == d or p.startswith(d.rstrip(os.sep) + os.sep) for d in dirs)
+
+
+def _project(path: str, watch: Sequence[str]) -> bool:
+    """A project file the cache tracks: under a watch dir, but not numbook itself.
+
+    numbook may live under a watched ``src/``; its own modules must stay the ones the
+    runner uses (a fresh ``numbook.record`` would lose what blocks record), and its
+    source is already part of every cache key.
+    """
+    return _under(path, watch) and not _under(path, [PLUGIN_DIR])
+
+
+class _FreshLoader(importlib.machinery.SourceFileLoader):
+    """Compile project modules from their source, never from a possibly stale .pyc."""
+
+    def get_code(self, fullname: str) -> Any:  # noqa: D102
+        return self.source_to_code(self.get_data(self.path), self.path)
+
+
+class _FreshFinder:
+    def __init__(self, dirs: Sequence[str]) -> None:
+        self.dirs = dirs
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if (
+            spec is not None
+            and spec.origin
+            and isinstance(spec.loader, importlib.machinery.SourceFileLoader)
+            and _project(spec.origin, self.dirs)
+        ):
+            spec.loader = _FreshLoader(spec.loader.name, spec.loader.path)
+        return spec
+
+
+def _sha256_file(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def prepare_process(job: PageJob) -> set[str]:
+    """Make this (forked) process ready to run ``job``; returns the set that collects opened files.
+
+    Project modules already imported by the parent are dropped so the page imports them
+    fresh from disk, and so the import is seen as a dependency.
+    """
+    os.chdir(job.root)
+    for d in reversed(job.watch):
+        if d not in sys.path:
+            sys.path.insert(0, d)
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None)
+        if f and _project(f, job.watch):
+            del sys.modules[name]
+    sys.meta_path.insert(0, _FreshFinder(job.watch))
+    importlib.invalidate_caches()
+    sys.dont_write_bytecode = True
+    set_default_decimals(job.decimals)
+    opened: set[str] = set()
+    watch = job.watch
+
+    def audit(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and args and isinstance(args[0], (str, bytes)):
+            p = os.fsdecode(args[0])
+            if _project(p, watch):
+                opened.add(os.path.abspath(p))
+
+    sys.addaudithook(audit)
+    linecache.cache[job.display_path] = (len(job.source), None, job.source.splitlines(True), job.display_path)
+    return opened
+
+
+def _dependencies(job: PageJob, opened: set[str]) -> dict[str, str]:
+    files = set()
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if f and _project(f, job.watch):
+            files.add(os.path.abspath(f))
+    files |= {p for p in opened if os.path.isfile(p)}
+    deps = {}
+    for f in sorted(files):
+        digest = _sha256_file(f)
+        if digest is not None:
+            deps[os.path.relpath(f, job.root)] = digest
+    return deps
+
+
+def _trim(tb: TracebackType | None, job: PageJob) -> list[traceback.FrameSummary]:
+    frames = traceback.extract_tb(tb)
+    keep = []
+    for fr in frames:
+        if fr.filename == job.display_path:
+            keep.append(fr)
+        elif (
+            os.path.isabs(fr.filename)
+            and _under(fr.filename, [job.root])
+            and not _under(fr.filename, [PLUGIN_DIR])
+            and "site-packages" not in fr.filename
+        ):
+            keep.append(fr)
+    return keep
+
+
+def _error(job: PageJob, cell: CodeCell | InlineCell, exc: BaseException) -> CellError:
+    frames = _trim(exc.__traceback__, job)
+    text = "".join(traceback.format_exception_only(type(exc), exc))
+    if frames:
+        text = "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) + text
+    line = cell.fence_line if isinstance(cell, CodeCell) else cell.line
+    if isinstance(exc, SyntaxError) and exc.filename == job.display_path and exc.lineno:
+        line = exc.lineno
+    else:
+        in_page = [fr.lineno for fr in frames if fr.filename == job.display_path and fr.lineno]
+        if in_page:
+            line = in_page[-1]
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(cell, InlineCell):
+        reason = f"inline value `{{py}} {cell.expr}` failed: {detail}"
+    elif cell.options.check:
+        reason = f'check failed for the claim "{cell.options.check}": {detail}'
+    else:
+        reason = f"block raised {detail}"
+    return CellError(job.display_path, line, reason, text.rstrip("\n"), cell.index)
+
+
+class _BlockProblem(Exception):
+    """A block ran but broke a numbook rule (figure without option, etc.)."""
+
+
+def _run_code(cell: CodeCell, job: PageJob, namespace: dict[str, Any]) -> Any:
+    """Execute a block; return the value of its last line if that is an expression.
+
+    That value matters only when it is a matplotlib Figure (as a notebook shows the
+    figure a cell ends with): figure helpers may return Figures not known to pyplot.
+    """
+    source = "\n" * (cell.first_line - 1) + cell.code
+    tree = ast.parse(source, job.display_path)
+    last = tree.body.pop().value if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, job.display_path, "exec", dont_inherit=True), namespace)
+    if last is None:
+        return None
+    return eval(compile(ast.Expression(last), job.display_path, "eval", dont_inherit=True), namespace)
+
+
+def _block_figures(value: Any) -> list[Any]:
+    """The figures a block made: those pyplot holds open, plus a Figure it ended with."""
+    figs: list[Any] = []
+    if "matplotlib.pyplot" in sys.modules:
+        plt = sys.modules["matplotlib.pyplot"]
+        figs = [plt.figure(n) for n in plt.get_fignums()]
+    mfig = sys.modules.get("matplotlib.figure")
+    if mfig is not None and isinstance(value, mfig.Figure) and not any(value is f for f in figs):
+        figs.append(value)
+    return figs
+
+
+def _collect_figure(cell: CodeCell, rec: record.Recorder, value: Any) -> Any:
+    figs = _block_figures(value)
+    try:
+        if cell.options.figure:
+            if len(figs) != 1:
+                raise _BlockProblem(
+                    f"block has figure={cell.options.figure!r} and must make exactly one figure "
+                    f"(left open in pyplot, or the value of its last line), it made {len(figs)}"
+                )
+            return figure_output(figs[0], cell.options, rec.figure_data)
+        if figs:
+            raise _BlockProblem(
+                f"block left {len(figs)} matplotlib figure(s) open but has no figure option: "
+                'add figure="id" caption="..." alt="..." (or close it with plt.close())'
+            )
+        if rec.figure_data is not None:
+            raise _BlockProblem("figure_data() called in a block that has no figure option")
+        return None
+    finally:
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")
+
+
+def execute(job: PageJob, progress: Callable[[int], None] = lambda i: None) -> PageRun:
+    """Run the page's cells; stop at the first failure (later cells depend on earlier ones)."""
+    opened = prepare_process(job)
+    run = PageRun(started=time.monotonic())
+    namespace: dict[str, Any] = {"__name__": "__main__", "__file__": job.display_path, "__builtins__": builtins}
+    exports: set[str] = set()
+    for cell in job.cells:
+        progress(cell.index)
+        rec = record.Recorder(exports=exports)
+        record.current = rec
+        out = CellOutput(index=cell.index)
+        try:
+            if isinstance(cell, CodeCell):
+                buf = io.StringIO()
+                try:
+                    with redirect_stdout(buf):
+                        value = _run_code(cell, job, namespace)
+                finally:
+                    out.stdout = buf.getvalue()
+                out.figure = _collect_figure(cell, rec, value)
+                out.items = rec.items
+            else:
+                code = compile("\n" * (cell.line - 1) + cell.expr, job.display_path, "eval", dont_inherit=True)
+                value = eval(code, namespace)
+                if rec.items or rec.figure_data is not None:
+                    raise _BlockProblem("an inline value cannot make tables, exports or Markdown; use a block")
+                out.value = format_value(value)
+        except _BlockProblem as exc:
+            line = cell.fence_line if isinstance(cell, CodeCell) else cell.line
+            run.error = CellError(job.display_path, line, str(exc), "", cell.index)
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - every failure is reported
+            run.error = _error(job, cell, exc)
+        finally:
+            record.current = None
+        if run.error is not None:
+            run.outputs.append(out)  # keep what the failing block printed, for the error view
+            break
+        run.outputs.append(out)
+    run.deps = _dependencies(job, opened)
+    run.finished = time.monotonic()
+    return run

@@ -1,0 +1,205 @@
+"""Figures: SVG files in light and dark, numbering, references, alt/caption, data behind them."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from .conftest import build_error
+
+FIGURE_PAGE = """
+---
+number: 4
+---
+# Chapter four
+
+As [](#fig-line) shows, and [](other.md#fig-bars) too.
+
+## Plots
+
+```python exec hide
+import matplotlib.pyplot as plt
+from numbook.api import figure_data
+```
+
+```python exec figure="fig-first" caption="The first one" alt="A flat line"
+fig, ax = plt.subplots()
+ax.plot([0, 1], [1, 1], color="black")
+figure_data(["x", "y"], [[0, 1.0], [1, 1.0]])
+```
+
+```python exec figure="fig-line" caption="Loss & <accuracy>" alt="A line rising from 0 to 0.5"
+fig, ax = plt.subplots()
+ax.plot([0, 1, 2], [0.0, 0.25, 0.5])
+ax.set_title("rising")
+figure_data(["step", "loss"], [[0, 0.0], [1, 0.25], [2, 0.123456789]])
+```
+"""
+
+OTHER_PAGE = """
+# Unnumbered
+
+Back to [](index.md#fig-line).
+
+```python exec figure="fig-bars" caption="Bars" alt="Two bars"
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots()
+ax.bar([1, 2], [3, 4])
+fig.data_table = (["k", "v"], [[1, 3], [2, 4]])
+```
+"""
+
+
+def test_figures_are_svg_files_numbered_and_referenced(make_site):  # c
+    site = make_site({"index.md": FIGURE_PAGE, "other.md": OTHER_PAGE})
+    site.build()
+    page = site.main()
+
+    # files, light and dark, real SVG text (never a base64 image in the page)
+    for fig_id in ("fig-first", "fig-line"):
+        light = site.site_file(f"figures/{fig_id}.light.svg").read_text()
+        dark = site.site_file(f"figures/{fig_id}.dark.svg").read_text()
+        assert light.lstrip().startswith("<?xml") and "<svg" in light
+        assert light != dark
+    assert "base64" not in page and "data:image" not in page
+    # text stays text in the SVG, and the dark variant re-inks black
+    light = site.site_file("figures/fig-line.light.svg").read_text()
+    assert "rising" in light
+    assert "#000000" in site.site_file("figures/fig-first.light.svg").read_text()
+    assert "#000000" not in site.site_file("figures/fig-first.dark.svg").read_text()
+
+    # both variants in the page, following Material's #only-light / #only-dark convention
+    figure = re.search(r'<figure class="numbook-figure" id="fig-line">(.*?)</figure>', page, re.S).group(1)
+    assert 'src="figures/fig-line.light.svg#only-light"' in figure
+    assert 'src="figures/fig-line.dark.svg#only-dark"' in figure
+    assert figure.count('alt="A line rising from 0 to 0.5"') == 2
+    assert "<figcaption>Figure 4.2: Loss &amp; &lt;accuracy&gt;</figcaption>" in figure
+
+    # numbering within the page's number; unnumbered pages count alone
+    assert "Figure 4.1: The first one" in page
+    other = site.main("other")
+    assert "Figure 1: Bars" in other
+
+    # references filled in, on the same page and across pages
+    assert '<a href="#fig-line">Figure 4.2</a>' in page
+    assert '<a href="other/#fig-bars">Figure 1</a>' in page
+    assert '<a href="../#fig-line">Figure 4.2</a>' in other
+
+    # section numbers
+    assert re.search(r"<h2[^>]*>4\.1 Plots</h2>", page)
+
+
+def test_figure_data_table_and_csv(make_site):  # c
+    site = make_site({"index.md": FIGURE_PAGE, "other.md": OTHER_PAGE})
+    site.build()
+    page = site.main()
+    data = re.search(r'<details class="numbook-data">(.*?)</details>', page.split('id="fig-line"')[1], re.S).group(1)
+    assert "<th>step</th><th>loss</th>" in data
+    assert "<tr><td>2</td><td>0.123</td></tr>" in data  # displayed by the number rule
+    assert 'href="figures/fig-line.csv"' in data
+    rows = list(csv.reader(io.StringIO(site.site_file("figures/fig-line.csv").read_text())))
+    assert rows == [["step", "loss"], ["0", "0.0"], ["1", "0.25"], ["2", "0.123456789"]]  # full precision
+    assert list(csv.reader(io.StringIO(site.site_file("figures/fig-bars.csv").read_text())))[1] == ["1", "3"]
+
+
+def test_figure_without_alt_stops_the_build(make_site):  # c, g
+    site = make_site({"index.md": """
+        # T
+
+        ```python exec figure="fig-a" caption="A caption"
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        ```
+    """})
+    message = build_error(site)
+    assert "docs/index.md:3" in message and "no alt text" in message
+
+
+def test_figure_without_data_stops_the_build(make_site):
+    site = make_site({"index.md": """
+        ```python exec figure="fig-a" caption="c" alt="a"
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        ```
+    """})
+    message = build_error(site)
+    assert "docs/index.md:" in message and "has no data" in message
+
+
+def test_figure_rules(make_site):
+    site = make_site({
+        "a.md": """
+            ```python exec
+            import matplotlib.pyplot as plt
+            plt.subplots()
+            ```
+        """,
+        "b.md": """
+            ```python exec figure="fig-two" caption="c" alt="a"
+            import matplotlib.pyplot as plt
+            plt.subplots(); plt.subplots()
+            ```
+        """,
+        "c.md": """
+            ```python exec figure="fig-two" caption="c" alt="a"
+            pass
+            ```
+
+            See [](#fig-nowhere).
+        """,
+    })
+    message = build_error(site)
+    assert "docs/a.md:1: block left 1 matplotlib figure(s) open but has no figure option" in message
+    assert "docs/b.md:1: block has figure='fig-two' and must make exactly one figure" in message
+    assert "it made 2" in message
+    assert "docs/c.md:1: figure id 'fig-two' is already used at docs/b.md:1" in message
+    assert "docs/c.md:5: reference to unknown figure id 'fig-nowhere'" in message
+
+
+def test_dark_colors_option(make_site):
+    site = make_site(
+        {"index.md": """
+            ```python exec figure="fig-red" caption="c" alt="a red line"
+            import matplotlib.pyplot as plt
+            from numbook.api import figure_data
+            fig, ax = plt.subplots()
+            ax.plot([0, 1], [0, 1], color="#ff0000")
+            figure_data(["x"], [[0], [1]])
+            ```
+        """},
+        plugin={"dark_colors": "palette:DARK"},
+    )
+    site.write("src/palette.py", 'DARK = {"#FF0000": "#00ff00"}\n')
+    import sys
+
+    sys.path.insert(0, str(site.root / "src"))
+    try:
+        site.build()
+    finally:
+        sys.path.remove(str(site.root / "src"))
+        sys.modules.pop("palette", None)
+    assert "#ff0000" in site.site_file("figures/fig-red.light.svg").read_text()
+    dark = site.site_file("figures/fig-red.dark.svg").read_text()
+    assert "#ff0000" not in dark and "#00ff00" in dark
+
+
+def test_a_figure_the_block_ends_with_is_its_figure(make_site):
+    # Figure helpers may build a matplotlib Figure that pyplot does not know, and return it.
+    site = make_site({"index.md": """
+        ```python exec figure="fig-helper" caption="Made by a helper" alt="Three bars"
+        from matplotlib.figure import Figure
+
+        def bars(values):
+            fig = Figure(figsize=(3, 2))
+            fig.add_subplot().bar(range(len(values)), values)
+            fig.data_table = (["i", "value"], [[i, v] for i, v in enumerate(values)])
+            return fig
+
+        bars([0.2, 0.5, 0.3])
+        ```
+    """})
+    site.build()
+    assert "Figure 1: Made by a helper" in site.main()
+    assert "<svg" in site.site_file("figures/fig-helper.light.svg").read_text()
+    assert site.site_file("figures/fig-helper.csv").read_text().splitlines()[1] == "0,0.2"

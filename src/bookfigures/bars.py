@@ -1,0 +1,208 @@
+"""Bar figures: next-token probabilities (with logits), sizes per parameter, before/after rows.
+
+Bars are horizontal so that token and parameter names stay horizontal and legible at
+phone width, and every bar carries its value as text: the prose quotes these numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from ._common import attach_table, check_labels, fmt, plain, text_width_in
+from .palette import HIGHLIGHT, INK, INK_MUTED, NEUTRAL, ROLE_COLORS
+from .style import new_figure, styled
+
+TARGET_MARK = "\u25c0 target"  # the non-colour cue for the target bar
+
+
+def _bar_height_in(n: int) -> float:
+    return 0.55 + 0.25 * n
+
+
+def _target_index(labels: list[str], target: int | str | None) -> int | None:
+    if target is None:
+        return None
+    if isinstance(target, (int, np.integer)):
+        if not 0 <= int(target) < len(labels):
+            raise ValueError(f"target index {target} out of range for {len(labels)} labels")
+        return int(target)
+    if str(target) not in labels:
+        raise ValueError(f"target {target!r} is not one of the labels")
+    return labels.index(str(target))
+
+
+def _value_label(ax: Axes, y: int, value: float, text: str, *, bold: bool = False) -> None:
+    """Value text just outside the end of a bar (left of negative bars)."""
+    pad = 4 if value >= 0 else -4
+    ax.annotate(text, (value, y), xytext=(pad, 0), textcoords="offset points", va="center",
+                ha="left" if value >= 0 else "right", color=INK, fontsize=9.5,
+                fontweight="bold" if bold else "normal")
+
+
+def _bar_axis(ax: Axes, labels: list[str], target: int | None, *, show_labels: bool = True) -> None:
+    """Category axis: names on the left of the first panel only, target name in bold."""
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    ax.tick_params(axis="y", length=0, labelleft=show_labels)
+    ax.grid(axis="x")
+    ax.spines["left"].set_visible(False)
+    if not show_labels:
+        return
+    ax.set_yticks(range(len(labels)), [plain(lab) for lab in labels])
+    if target is not None:
+        ax.get_yticklabels()[target].set_fontweight("bold")
+
+
+def _span(values: np.ndarray, room: float) -> tuple[float, float]:
+    """x-limits with `room` (fraction of the range) left for value labels on each used side."""
+    lo, hi = min(0.0, float(values.min())), max(0.0, float(values.max()))
+    width = (hi - lo) or 1.0
+    return lo - (room * width if lo < 0 else 0.0), hi + (room * width if hi > 0 else 0.0)
+
+
+def _draw_bars(ax: Axes, values: np.ndarray, target: int | None, decimals: int,
+               mark: bool) -> None:
+    colors = [HIGHLIGHT if i == target else NEUTRAL for i in range(len(values))]
+    ax.barh(range(len(values)), values, color=colors, height=0.68)
+    ax.axvline(0, color=INK_MUTED, linewidth=0.8)
+    for i, v in enumerate(values):
+        text = fmt(v, decimals)
+        if mark and i == target:
+            text += "  " + TARGET_MARK
+        _value_label(ax, i, v, text, bold=(i == target))
+
+
+@styled
+def probability_bars(labels: Sequence[object], probs: object, *, target: int | str | None = None,
+                     title: str | None = None, logits: object = None, decimals: int = 3,
+                     xlabel: str = "probability", logit_xlabel: str = "logit") -> Figure:
+    """Next-token probabilities, target bar highlighted by colour, bold label and a text mark.
+
+    With `logits`, a left panel shows them so the reader sees softmax turn one set of
+    numbers into the other.
+    """
+    p = np.asarray(probs, dtype=float).ravel()
+    labs = check_labels(labels, p.size, "labels")
+    t = _target_index(labs, target)
+    panels = 2 if logits is not None else 1
+    width = min(6.4, 3.4 * panels + max(text_width_in(s) for s in labs) * 0.5)
+    fig = new_figure(width, _bar_height_in(p.size) + (0.3 if title else 0.0))
+    axes = fig.subplots(1, panels, sharey=True, width_ratios=[1, 1.25] if panels == 2 else None)
+    axes = np.atleast_1d(axes)
+    header, columns = ["token"], []
+    if logits is not None:
+        lg = np.asarray(logits, dtype=float).ravel()
+        if lg.size != p.size:
+            raise ValueError(f"{lg.size} logits for {p.size} probabilities")
+        _draw_bars(axes[0], lg, t, 2, mark=False)
+        axes[0].set_xlim(*_span(lg, 0.35))
+        axes[0].set_xlabel(plain(logit_xlabel))
+        header.append("logit")
+        columns.append(lg)
+    ax = axes[-1]
+    _draw_bars(ax, p, t, decimals, mark=True)
+    ax.set_xlim(0, max(float(p.max()), 1e-9) * (1.75 if t is not None else 1.35))
+    ax.set_xticks([x for x in np.linspace(0, 1, 6) if x <= ax.get_xlim()[1]])
+    ax.set_xlabel(plain(xlabel))
+    for k, a in enumerate(axes):
+        _bar_axis(a, labs, t, show_labels=(k == 0))
+    if title:
+        fig.suptitle(plain(title), x=0.02, ha="left")
+    header += ["probability", "is_target"]
+    columns.append(p)
+    rows = [[lab, *(float(c[i]) for c in columns), i == t] for i, lab in enumerate(labs)]
+    return attach_table(fig, header, rows)
+
+
+def _size_text(v: float) -> str:
+    return f"{v:.3g}".replace("-", "\u2212")
+
+
+@styled
+def bar_sizes(names: Sequence[object], values: object, *, title: str | None = None,
+              log: bool = False, xlabel: str = "size", color: str = NEUTRAL) -> Figure:
+    """One bar per named quantity (e.g. the gradient norm of each parameter), values written.
+
+    `log=True` for quantities spanning orders of magnitude; the written values keep the
+    exact sizes readable either way.
+    """
+    v = np.asarray(values, dtype=float).ravel()
+    labs = check_labels(names, v.size, "names")
+    if log and np.any(v <= 0):
+        raise ValueError("log scale needs positive values")
+    width = min(6.4, 3.6 + max(text_width_in(s) for s in labs))
+    fig = new_figure(width, _bar_height_in(v.size) + (0.3 if title else 0.0))
+    ax = fig.add_subplot()
+    ax.barh(range(v.size), v, color=color, height=0.68, left=0 if not log else None)
+    for i, x in enumerate(v):
+        _value_label(ax, i, x, _size_text(x))
+    _bar_axis(ax, labs, None)
+    if log:
+        ax.set_xscale("log")
+        ax.set_xlim(v.min() / 3, v.max() * 12)
+    else:
+        ax.set_xlim(*_span(v, 0.3))
+        ax.axvline(0, color=INK_MUTED, linewidth=0.8)
+    ax.set_xlabel(plain(xlabel))
+    if title:
+        fig.suptitle(plain(title), x=0.02, ha="left")
+    return attach_table(fig, ["name", "value"], [[n, float(x)] for n, x in zip(labs, v)])
+
+
+def _as_panels(values: object) -> np.ndarray:
+    arr = np.asarray(values, dtype=float)
+    return arr[None, :] if arr.ndim == 1 else arr
+
+
+@styled
+def row_before_after(before: object, after: object, coord_labels: Sequence[object], *,
+                     groups: Sequence[str] | None = None, titles: Sequence[str] | None = None,
+                     decimals: int = 2) -> Figure:
+    """A row before and after its update, coordinate by coordinate; one panel per row.
+
+    Pass 2-D `before`/`after` (one row per panel) to set two contexts side by side, e.g.
+    the bank row in the river sentence and in the cheque sentence. `groups` names the
+    two states (default: before/after). Before bars are outlined, after bars solid, so
+    the two differ in shape as well as colour.
+    """
+    b, a = _as_panels(before), _as_panels(after)
+    if b.shape != a.shape:
+        raise ValueError(f"before {b.shape} and after {a.shape} differ in shape")
+    coords = check_labels(coord_labels, b.shape[1], "coord_labels")
+    names = list(groups) if groups else ["before", "after"]
+    heads = check_labels(titles, b.shape[0], "titles") if titles else [""] * b.shape[0]
+    n_panels, d = b.shape
+    fig = new_figure(min(6.4, 0.6 + 2.9 * n_panels), 1.2 + 0.55 * d)
+    axes = np.atleast_1d(fig.subplots(1, n_panels, sharex=True, sharey=True))
+    lo, hi = _span(np.concatenate([b.ravel(), a.ravel()]), 0.45)
+    for k, (ax, row_b, row_a, head) in enumerate(zip(axes, b, a, heads)):
+        _before_after_panel(ax, row_b, row_a, coords, decimals, show_labels=(k == 0))
+        ax.set_xlim(lo, hi)
+        if head:
+            ax.set_title(plain(head), fontsize=10.5)
+    handles = [Patch(facecolor="none", edgecolor=ROLE_COLORS["e"], linewidth=1.6, label=names[0]),
+               Patch(facecolor=ROLE_COLORS["p"], label=names[1])]
+    fig.legend(handles=handles, loc="outside upper right", ncols=2)
+    rows = [[heads[k] or str(k + 1), coords[j], float(b[k, j]), float(a[k, j]),
+             float(a[k, j] - b[k, j])] for k in range(n_panels) for j in range(d)]
+    return attach_table(fig, ["panel", "coordinate", names[0], names[1], "change"], rows)
+
+
+def _before_after_panel(ax: Axes, before: np.ndarray, after: np.ndarray, coords: list[str],
+                        decimals: int, *, show_labels: bool) -> None:
+    y = np.arange(len(coords))
+    ax.barh(y - 0.19, before, height=0.36, facecolor="none", edgecolor=ROLE_COLORS["e"],
+            linewidth=1.6)
+    ax.barh(y + 0.19, after, height=0.36, color=ROLE_COLORS["p"])
+    for j in range(len(coords)):
+        _value_label(ax, y[j] - 0.19, before[j], fmt(before[j], decimals))
+        _value_label(ax, y[j] + 0.19, after[j], fmt(after[j], decimals), bold=True)
+    ax.axvline(0, color=INK_MUTED, linewidth=0.8)
+    _bar_axis(ax, coords, None, show_labels=show_labels)
+
+
+__all__ = ["probability_bars", "bar_sizes", "row_before_after"]

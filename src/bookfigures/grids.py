@@ -1,0 +1,259 @@
+"""Grids of numbers: attention heatmaps, generation-step rows and tinted matrices.
+
+Every cell shows its value as text, because the book's claims are about the numbers
+("0.61 of the weight goes to river"), and colour only helps the eye find them. Cells are
+drawn as opaque rectangles with fixed (mode-independent) colours, and the numbers inside
+them pick black or white by contrast with their own cell, so they read the same on a
+white and on a slate page. Masked cells are transparent and hatched in ink, so they
+follow the page and can never be mistaken for a weight of 0.00.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
+
+from ._common import as_2d, attach_table, check_labels, fixed, fmt, plain, text_width_in
+from .palette import (
+    ATTENTION_CMAP,
+    DIVERGING_CMAP,
+    INK,
+    INK_GRID,
+    INK_MUTED,
+    ROLE_COLORS,
+    cell_text_color,
+    cmap_hex,
+    tint,
+)
+from .style import new_figure, styled
+
+MASK_HATCH = "///"
+MASK_LABEL = "blocked: this key is masked for this query"
+MASKED = "masked"  # how a blocked cell appears in the data table
+
+
+@dataclass
+class Grid:
+    """What to draw: one face colour and one text per cell (None face = masked cell)."""
+
+    faces: list[list[str | None]]
+    texts: list[list[str]]
+    row_labels: list[str]
+    col_labels: list[str]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return len(self.faces), len(self.col_labels)
+
+
+def _cell_size(grid: Grid) -> float:
+    """Cell edge in inches: small enough for a 10 x 10 grid, wide enough for its longest number."""
+    n_rows, n_cols = grid.shape
+    cell = float(np.clip(4.2 / max(n_cols, n_rows), 0.42, 0.62))
+    fontsize = 10.0 if cell >= 0.5 else 9.0
+    longest = max((text_width_in(t, fontsize) for row in grid.texts for t in row), default=0.0)
+    return max(cell, longest + 0.1)
+
+
+def _rotate_cols(col_labels: list[str], cell: float) -> bool:
+    """Rotate column labels when the longest one would not fit in its cell."""
+    return max(text_width_in(c) for c in col_labels) > cell * 0.95
+
+
+def _flat_ylabel(ylabel: str | None, n_rows: int, cell: float) -> bool:
+    """Lay the row-axis title flat when the grid is too short for it to stand upright."""
+    return bool(ylabel) and text_width_in(ylabel) * 1.1 > n_rows * cell
+
+
+def _figure_for(grid: Grid, cell: float, rotate: bool, extra_h: float,
+                ylabel: str | None = None) -> Figure:
+    n_rows, n_cols = grid.shape
+    label_w = max(text_width_in(r) for r in grid.row_labels)
+    if _flat_ylabel(ylabel, n_rows, cell):
+        label_w += text_width_in(ylabel) * 1.1 - 0.3
+    head = max(text_width_in(c) for c in grid.col_labels) * 0.72 if rotate else 0.2
+    width = min(6.4, n_cols * cell + label_w + 0.75)
+    height = n_rows * cell + head + 0.45 + extra_h
+    return new_figure(max(width, 3.0), height)
+
+
+def _draw_cell(ax: Axes, i: int, j: int, face: str | None, text: str, fontsize: float) -> None:
+    box = (j - 0.5, i - 0.5)
+    if face is None:
+        ax.add_patch(
+            Rectangle(box, 1, 1, facecolor="none", edgecolor=INK_GRID, linewidth=0.8,
+                      hatch=MASK_HATCH, hatchcolor=INK_MUTED)
+        )
+        return
+    ax.add_patch(Rectangle(box, 1, 1, facecolor=fixed(face), edgecolor=INK_GRID, linewidth=0.8))
+    # inside the axes by construction: keeping it out of the layout saves most of its cost
+    ax.text(j, i, text, ha="center", va="center", fontsize=fontsize,
+            color=cell_text_color(fixed(face)), in_layout=False)
+
+
+def _draw_grid(ax: Axes, grid: Grid, *, cell: float, rotate: bool,
+               xlabel: str | None, ylabel: str | None) -> None:
+    n_rows, n_cols = grid.shape
+    fontsize = 10.0 if cell >= 0.5 else 9.0
+    for i in range(n_rows):
+        for j in range(n_cols):
+            _draw_cell(ax, i, j, grid.faces[i][j], grid.texts[i][j], fontsize)
+    ax.set_xlim(-0.5, n_cols - 0.5)
+    ax.set_ylim(n_rows - 0.5, -0.5)
+    ax.set_aspect("equal")
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.tick_params(length=0, top=True, labeltop=True, bottom=False, labelbottom=False, pad=3)
+    ax.set_yticks(range(n_rows), [plain(r) for r in grid.row_labels])
+    ax.set_xticks(range(n_cols), [plain(c) for c in grid.col_labels],
+                  rotation=50 if rotate else 0, ha="left" if rotate else "center",
+                  rotation_mode="anchor")
+    if xlabel:
+        ax.xaxis.set_label_position("top")
+        ax.set_xlabel(plain(xlabel), color=INK, fontweight="bold", labelpad=6)
+    if ylabel and _flat_ylabel(ylabel, n_rows, cell):
+        ax.set_ylabel(plain(ylabel), color=INK, fontweight="bold", labelpad=8, rotation=0,
+                      ha="right", va="center")
+    elif ylabel:
+        ax.set_ylabel(plain(ylabel), color=INK, fontweight="bold", labelpad=6)
+
+
+def _weights_grid(weights: np.ndarray, mask: np.ndarray | None, row_labels: list[str],
+                  col_labels: list[str], decimals: int) -> Grid:
+    faces: list[list[str | None]] = []
+    texts: list[list[str]] = []
+    for i, row in enumerate(weights):
+        faces.append([])
+        texts.append([])
+        for j, w in enumerate(row):
+            blocked = mask is not None and not mask[i, j]
+            faces[i].append(None if blocked else cmap_hex(ATTENTION_CMAP, np.clip(w, 0.0, 1.0)))
+            texts[i].append("" if blocked else fmt(w, decimals))
+    return Grid(faces, texts, row_labels, col_labels)
+
+
+def _check_mask(mask: object, shape: tuple[int, int]) -> np.ndarray | None:
+    """`mask` is True where the query may read the key (the engine's convention)."""
+    if mask is None:
+        return None
+    arr = np.asarray(mask, dtype=bool)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.shape != shape:
+        raise ValueError(f"mask shape {arr.shape} does not match weights {shape}")
+    return arr
+
+
+def _weights_table(grid_rows: list[str], col_labels: list[str], weights: np.ndarray,
+                   mask: np.ndarray | None, corner: str) -> tuple[list[str], list[list]]:
+    rows = []
+    for i, label in enumerate(grid_rows):
+        cells = [MASKED if (mask is not None and not mask[i, j]) else float(w)
+                 for j, w in enumerate(weights[i])]
+        rows.append([label, *cells])
+    return [corner, *col_labels], rows
+
+
+def _weights_figure(weights: object, row_labels: Sequence[object], col_labels: Sequence[object],
+                    *, title: str | None, mask: object, decimals: int, xlabel: str,
+                    ylabel: str, corner: str) -> Figure:
+    w = as_2d(weights, "weights")
+    rows = check_labels(row_labels, w.shape[0], "row_labels")
+    cols = check_labels(col_labels, w.shape[1], "col_labels")
+    m = _check_mask(mask, w.shape)
+    grid = _weights_grid(w, m, rows, cols, decimals)
+    cell = _cell_size(grid)
+    rotate = _rotate_cols(cols, cell)
+    has_mask = m is not None and not m.all()
+    fig = _figure_for(grid, cell, rotate, extra_h=(0.3 if title else 0.0) + (0.35 if has_mask else 0.0),
+                      ylabel=ylabel)
+    ax = fig.add_subplot()
+    _draw_grid(ax, grid, cell=cell, rotate=rotate, xlabel=xlabel, ylabel=ylabel)
+    if title:
+        fig.suptitle(plain(title), x=0.02, ha="left")
+    if has_mask:
+        handle = Patch(facecolor="none", edgecolor=INK_MUTED, hatch=MASK_HATCH, label=MASK_LABEL)
+        fig.legend(handles=[handle], loc="outside lower left", handlelength=1.4, handleheight=1.1)
+    return attach_table(fig, *_weights_table(rows, cols, w, m, corner))
+
+
+@styled
+def attention_heatmap(weights: object, row_labels: Sequence[object], col_labels: Sequence[object],
+                      *, title: str | None = None, mask: object = None, decimals: int = 2,
+                      xlabel: str = "keys (read from)", ylabel: str = "queries (reading)") -> Figure:
+    """Attention weights, one row per query and one column per key, values written in the cells.
+
+    `mask` (bool, True = allowed, as `tinyformer.nn.causal_mask`) hatches the blocked cells
+    and leaves them without a number: a blocked key is not a weight of zero, it is not
+    there at all. Works for square causal/encoder grids, rectangular cross-attention and
+    a single row.
+    """
+    return _weights_figure(weights, row_labels, col_labels, title=title, mask=mask,
+                           decimals=decimals, xlabel=xlabel, ylabel=ylabel, corner="query \\ key")
+
+
+@styled
+def step_rows(weight_rows: object, step_labels: Sequence[object], col_labels: Sequence[object],
+              *, title: str | None = None, decimals: int = 2,
+              xlabel: str = "source positions (keys)",
+              ylabel: str = "step (query)") -> Figure:
+    """The cross-attention row of each generation step, stacked so the reader sees it shift.
+
+    One row per step over the same source keys; the step labels are passed in (for
+    example "1: <bos> -> la").
+    """
+    return _weights_figure(weight_rows, step_labels, col_labels, title=title, mask=None,
+                           decimals=decimals, xlabel=xlabel, ylabel=ylabel, corner="step \\ key")
+
+
+def _tint_grid(values: np.ndarray, role: str, row_labels: list[str], col_labels: list[str],
+               decimals: int) -> Grid:
+    """Tint strength follows |value| so large entries stand out; the sign is in the text."""
+    scale = float(np.max(np.abs(values))) or 1.0
+    color = ROLE_COLORS[role]
+    faces = [[tint(color, 0.10 + 0.55 * abs(v) / scale) for v in row] for row in values]
+    texts = [[fmt(v, decimals) for v in row] for row in values]
+    return Grid(faces, texts, row_labels, col_labels)
+
+
+def _signed_grid(values: np.ndarray, row_labels: list[str], col_labels: list[str],
+                 decimals: int) -> Grid:
+    """Diverging colours centred on zero, symmetric, so equal magnitudes look equally strong."""
+    scale = float(np.max(np.abs(values))) or 1.0
+    faces = [[cmap_hex(DIVERGING_CMAP, 0.5 + 0.5 * v / scale) for v in row] for row in values]
+    texts = [[fmt(v, decimals) for v in row] for row in values]
+    return Grid(faces, texts, row_labels, col_labels)
+
+
+@styled
+def matrix_view(rows: object, row_labels: Sequence[object], col_labels: Sequence[object],
+                *, role: str = "e", title: str | None = None, decimals: int = 2,
+                xlabel: str | None = None, ylabel: str | None = None,
+                signed: bool = False) -> Figure:
+    """A matrix as a grid of numbers tinted with its role colour (input rows, Q, K, V, ...).
+
+    The tint ties the matrix to the colour of its symbol in the maths; the numbers are
+    the content. `signed=True` colours by sign instead (diverging blue/orange), for
+    matrices whose sign pattern is the point, such as gradients.
+    """
+    if role not in ROLE_COLORS:
+        raise ValueError(f"unknown role {role!r}; expected one of {sorted(ROLE_COLORS)}")
+    values = as_2d(rows, "rows")
+    rlab = check_labels(row_labels, values.shape[0], "row_labels")
+    clab = check_labels(col_labels, values.shape[1], "col_labels")
+    grid = (_signed_grid(values, rlab, clab, decimals) if signed
+            else _tint_grid(values, role, rlab, clab, decimals))
+    cell = _cell_size(grid)
+    rotate = _rotate_cols(clab, cell)
+    fig = _figure_for(grid, cell, rotate, extra_h=0.3 if title else 0.0, ylabel=ylabel)
+    ax = fig.add_subplot()
+    _draw_grid(ax, grid, cell=cell, rotate=rotate, xlabel=xlabel, ylabel=ylabel)
+    if title:
+        fig.suptitle(plain(title), x=0.02, ha="left", color=INK)
+    table_rows = [[label, *map(float, values[i])] for i, label in enumerate(rlab)]
+    return attach_table(fig, ["row", *clab], table_rows)

@@ -1,0 +1,313 @@
+"""Every figure kind: data behind it, ink-only text, deterministic SVG, legible layout."""
+
+from __future__ import annotations
+
+import re
+
+import matplotlib
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.text import Text
+
+from bookfigures import palette as pal
+from bookfigures.preview import apply_ink_map, render_png, save_svg
+
+from .catalogue import EXAMPLES
+
+INK = set(pal.DARK_INK_MAP)
+CELL_TEXT = {pal.CELL_TEXT_DARK, pal.CELL_TEXT_LIGHT}
+NAMES = sorted(EXAMPLES)
+
+
+@pytest.fixture(scope="module")
+def figures() -> dict[str, Figure]:
+    return {name: EXAMPLES[name].build() for name in NAMES}
+
+
+def _hex(color) -> str:
+    return to_hex(color, keep_alpha=False)
+
+
+def _texts(fig: Figure) -> list[Text]:
+    """Every text the reader sees: tick labels only for ticks inside the view limits."""
+    all_ticks, drawn_ticks = set(), []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                all_ticks |= {id(tick.label1), id(tick.label2)}
+            if ax.axison and axis.get_visible():  # the ticks matplotlib will actually draw
+                drawn_ticks += [lab for tick in axis._update_ticks()
+                                for lab in (tick.label1, tick.label2)]
+    texts = [t for t in fig.findobj(Text) if id(t) not in all_ticks] + drawn_ticks
+    return [t for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+def _drawn(fig: Figure):
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    return renderer
+
+
+def _cell_under(text: Text) -> Rectangle | None:
+    """The opaque cell rectangle a number is written on, if any."""
+    x, y = text.get_position()
+    for patch in text.axes.patches if text.axes else []:
+        if isinstance(patch, Rectangle) and patch.get_facecolor()[3] == 1.0:
+            x0, y0 = patch.get_xy()
+            if x0 <= x <= x0 + patch.get_width() and y0 <= y <= y0 + patch.get_height():
+                return patch
+    return None
+
+
+# --- the data behind each figure ------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_figure_carries_a_consistent_data_table(name, figures):
+    fig = figures[name]
+    assert isinstance(fig, Figure)
+    header, rows = fig.data_table
+    assert header and all(isinstance(h, str) for h in header)
+    assert len(rows) == EXAMPLES[name].rows
+    for row in rows:
+        assert len(row) == len(header)
+        assert all(v is None or type(v) in (int, float, str, bool) for v in row), row
+
+
+def test_heatmap_table_holds_full_precision_weights_and_marks_masked_cells(figures):
+    from .catalogue import causal_weights
+
+    weights, _mask = causal_weights(10)
+    header, rows = figures["heatmap_causal_10x10"].data_table
+    assert len(header) == 11
+    assert rows[3][1:5] == [float(w) for w in weights[3, :4]]  # not rounded to the display
+    assert rows[3][5:] == ["masked"] * 6
+
+
+# --- colours: only ink flips, fixed colours sit where they are legible ------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_text_is_ink_or_cell_text_on_its_own_cell(name, figures):
+    for text in _texts(figures[name]):
+        color = _hex(text.get_color())
+        if color in INK:
+            continue
+        assert color in CELL_TEXT, f"{text.get_text()!r} uses non-ink colour {color}"
+        cell = _cell_under(text)
+        assert cell is not None, f"{text.get_text()!r} has a fixed colour but no cell under it"
+        assert pal.contrast_ratio(_hex(cell.get_facecolor()), color) >= 4.5
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_spines_ticks_and_grids_are_ink(name, figures):
+    for ax in figures[name].axes:
+        for spine in ax.spines.values():
+            if spine.get_visible():
+                assert _hex(spine.get_edgecolor()) in INK
+        for axis in (ax.xaxis, ax.yaxis):
+            for line in axis.get_ticklines() + axis.get_gridlines():
+                if line.get_visible():
+                    assert _hex(line.get_color()) in INK
+                    assert _hex(line.get_markeredgecolor()) in INK
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_backgrounds_are_transparent(name, figures):
+    fig = figures[name]
+    assert fig.patch.get_alpha() in (None, 0) and fig.patch.get_facecolor()[3] == 0
+    assert all(ax.patch.get_facecolor()[3] == 0 for ax in fig.axes)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_dark_variant_swaps_every_ink_and_nothing_else(name, figures):
+    light = save_svg(figures[name]).decode()
+    dark = apply_ink_map(light)
+    found = set(re.findall(r"#[0-9a-f]{6}\b", light))
+    assert found & INK, "figure uses no ink at all?"
+    assert not INK & set(re.findall(r"#[0-9a-f]{6}\b", dark))
+    assert found - INK == set(re.findall(r"#[0-9a-f]{6}\b", dark)) - set(pal.DARK_INK_MAP.values())
+    every_hex = re.findall(r"#[0-9a-fA-F]{6}\b", light)
+    assert all(h == h.lower() for h in every_hex)  # the swap is case-sensitive
+
+
+# --- SVG: text stays text, bytes are deterministic -------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_svg_keeps_text_as_filled_text(name, figures):
+    svg = save_svg(figures[name]).decode()
+    elements = re.findall(r"<text([^>]*)>(.*?)</text>", svg, flags=re.S)
+    assert elements and "DejaVuSans-" not in svg  # no glyph outlines
+    for attrs, body in elements:
+        # a text without an explicit fill would be black on the slate page
+        tspans = re.findall(r"<tspan[^>]*>", body)
+        assert "fill:" in attrs or (tspans and all("fill:" in t for t in tspans)), attrs
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_svg_is_byte_identical_across_builds(name, figures):
+    # the module's figure has been drawn and saved by other tests already: a fresh one
+    # built from the same inputs must still give the same bytes
+    first = save_svg(figures[name])
+    assert save_svg(EXAMPLES[name].build()) == first
+    assert b"<dc:date>" not in first
+
+
+def test_resaving_one_figure_gives_identical_bytes_with_the_plugin_settings():
+    """The square-celled causal grid is the case where an unfrozen layout drifts per save."""
+    fig = EXAMPLES["heatmap_causal_10x10"].build()
+    with matplotlib.rc_context({"svg.hashsalt": "book", "svg.fonttype": "none"}):
+        import io
+
+        a, b = io.BytesIO(), io.BytesIO()
+        fig.savefig(a, format="svg", metadata={"Date": None})
+        fig.savefig(b, format="svg", metadata={"Date": None})
+    assert a.getvalue() == b.getvalue()
+
+
+# --- layout: sizes, font sizes, nothing overlapping or cut off --------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_size_and_font_sizes_suit_a_phone(name, figures):
+    fig = figures[name]
+    assert fig.get_figwidth() <= 6.4
+    for text in _texts(fig):
+        assert text.get_fontsize() >= 9, f"{text.get_text()!r} at {text.get_fontsize()} pt"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_text_overlaps_other_text_or_leaves_the_figure(name, figures):
+    fig = figures[name]
+    renderer = _drawn(fig)
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in _texts(fig)]
+    frame = fig.bbox.padded(1)
+    for label, box in boxes:
+        assert frame.containsx(box.x0) and frame.containsx(box.x1), f"{label!r} cut off"
+        assert frame.containsy(box.y0) and frame.containsy(box.y1), f"{label!r} cut off"
+    upright = [(label, box) for (label, box), t in zip(boxes, _texts(fig)) if t.get_rotation() == 0]
+    for i, (la, a) in enumerate(upright):  # rotated labels: their bounding boxes overlap anyway
+        for lb, b in upright[i + 1:]:
+            assert not a.padded(-1).overlaps(b.padded(-1)), f"{la!r} overlaps {lb!r}"
+
+
+# --- attention heatmaps -----------------------------------------------------------------
+
+
+def _cell_numbers(fig: Figure) -> list[Text]:
+    return [t for t in _texts(fig) if _hex(t.get_color()) in CELL_TEXT]
+
+
+def test_causal_heatmap_writes_numbers_only_in_allowed_cells(figures):
+    from .catalogue import causal_weights
+
+    weights, mask = causal_weights(10)
+    fig = figures["heatmap_causal_10x10"]
+    numbers = _cell_numbers(fig)
+    assert len(numbers) == int(mask.sum()) == 55
+    for t in numbers:
+        j, i = (int(round(v)) for v in t.get_position())
+        assert mask[i, j], f"number written in blocked cell ({i}, {j})"
+        assert t.get_text() == f"{weights[i, j]:.2f}"
+
+
+def test_masked_cells_are_hatched_and_explained(figures):
+    fig = figures["heatmap_causal_10x10"]
+    hatched = [p for p in fig.axes[0].patches if p.get_hatch()]
+    assert len(hatched) == 45
+    assert all(p.get_facecolor()[3] == 0 for p in hatched)  # not a colour that reads as 0.00
+    assert all(_hex(p.get_hatchcolor()) in INK for p in hatched)
+    legend_texts = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
+    assert any("blocked" in t for t in legend_texts)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 4), (1, 4), (10, 10)])
+def test_heatmap_writes_one_number_per_cell_without_mask(shape):
+    import bookfigures as bf
+
+    weights = np.full(shape, 1.0 / shape[1])
+    fig = bf.attention_heatmap(weights, [f"q{i}" for i in range(shape[0])],
+                               [f"k{j}" for j in range(shape[1])])
+    assert len(_cell_numbers(fig)) == shape[0] * shape[1]
+    assert len(fig.data_table[1]) == shape[0] and len(fig.data_table[0]) == shape[1] + 1
+
+
+def test_heavier_weight_gets_a_darker_cell():
+    import bookfigures as bf
+
+    fig = bf.attention_heatmap([[0.1, 0.2, 0.7]], ["q"], ["a", "b", "c"])
+    faces = sorted((p.get_x(), pal.relative_luminance(_hex(p.get_facecolor())))
+                   for p in fig.axes[0].patches)
+    lum = [f for _x, f in faces]
+    assert lum[0] > lum[1] > lum[2]
+
+
+def test_labels_come_from_the_caller_and_must_match_the_data():
+    import bookfigures as bf
+
+    fig = bf.attention_heatmap(np.eye(2), ["rive", "$5"], ["x", "y"])
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["rive", r"\$5"]
+    with pytest.raises(ValueError, match="expected 3 labels"):
+        bf.attention_heatmap(np.eye(3), ["a", "b"], ["a", "b", "c"])
+    with pytest.raises(ValueError, match="mask shape"):
+        bf.attention_heatmap(np.eye(3), list("abc"), list("abc"), mask=np.ones((2, 3), bool))
+
+
+# --- bars ----------------------------------------------------------------------------------
+
+
+def test_target_bar_differs_by_colour_weight_and_text(figures):
+    fig = figures["probability_bars_logits"]
+    prob_ax = fig.axes[-1]
+    colours = [_hex(b.get_facecolor()) for b in prob_ax.patches]
+    target = 2  # "rive"
+    assert colours[target] == pal.HIGHLIGHT
+    assert set(colours[:target] + colours[target + 1:]) == {pal.NEUTRAL}
+    marks = [t for t in _texts(fig) if "target" in t.get_text()]
+    assert len(marks) == 1 and marks[0].get_fontweight() == "bold"
+    assert fig.axes[0].get_yticklabels()[target].get_fontweight() == "bold"
+    header, rows = fig.data_table
+    assert header == ["token", "logit", "probability", "is_target"]
+    assert [r[-1] for r in rows].count(True) == 1 and rows[target][0] == "rive"
+
+
+def test_probability_values_are_written_on_the_bars():
+    import bookfigures as bf
+
+    fig = bf.probability_bars(["a", "b"], [0.25, 0.75])
+    written = sorted(t.get_text() for t in _texts(fig) if re.fullmatch(r"[\d.]+", t.get_text()))
+    assert "0.250" in written and "0.750" in written
+    assert len({_hex(b.get_facecolor()) for b in fig.axes[0].patches}) == 1  # no target: no highlight
+
+
+def test_before_after_has_a_panel_per_context_and_records_the_change(figures):
+    fig = figures["row_before_after"]
+    assert len(fig.axes) == 2
+    header, rows = fig.data_table
+    assert header[-1] == "change"
+    assert rows[4] == ["cheque sentence", "water", 0.2, 0.1, pytest.approx(-0.1)]
+    for ax in fig.axes:  # before outlined, after solid: the two differ in shape, not only colour
+        fills = {p.get_facecolor()[3] for p in ax.patches}
+        assert fills == {0.0, 1.0}
+
+
+# --- preview tool ---------------------------------------------------------------------------
+
+
+def test_preview_renders_both_modes_at_phone_width(tmp_path, figures):
+    from PIL import Image
+
+    fig = figures["heatmap_cross_3x4"]
+    light = render_png(fig, tmp_path / "l.png", mode="light", width_px=360, scale=1)
+    dark = render_png(fig, tmp_path / "d.png", mode="dark", width_px=360, scale=1)
+    with Image.open(light) as a, Image.open(dark) as b:
+        assert a.size[0] == min(360, round(fig.get_figwidth() * 96))
+        assert a.getpixel((1, 1))[:3] == (255, 255, 255)
+        assert b.getpixel((1, 1))[:3] == (0x1E, 0x21, 0x29)
+    # the original figure is left untouched by the dark preview
+    assert all(_hex(t.get_color()) in INK | CELL_TEXT for t in _texts(fig))

@@ -13,13 +13,31 @@ Site wiring: the numbook plugin's `dark_colors: bookfigures.palette:DARK_INK_MAP
 plugin's `macros: bookfigures.palette:TEX_MACROS`, and `palette.css_variables()` for CSS.
 """
 
-from .bars import bar_sizes, probability_bars, row_before_after
-from .curves import cost_curves, loss_curve
-from .diagrams import shape_diagram
-from .grids import attention_heatmap, matrix_view, step_rows
-from .style import book_style
+from importlib import import_module
 
-__all__ = [
+# Where each public function lives. Imported on first use, so that `bookfigures.palette`
+# (read by the site build for the maths macros) loads without matplotlib.
+_HOMES = {
+    "attention_heatmap": "grids",
+    "bar_sizes": "bars",
+    "book_style": "style",
+    "cost_curves": "curves",
+    "loss_curve": "curves",
+    "matrix_view": "grids",
+    "probability_bars": "bars",
+    "row_before_after": "bars",
+    "shape_diagram": "diagrams",
+    "step_rows": "grids",
+}
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        return getattr(import_module(f".{_HOMES[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [  # noqa: F822 - resolved lazily by __getattr__
     "attention_heatmap",
     "bar_sizes",
     "book_style",

@@ -19,15 +19,13 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from ._common import as_2d, attach_table, check_labels, fixed, fmt, plain, text_width_in
+from .colormaps import ATTENTION_CMAP, DIVERGING_CMAP, cmap_hex
 from .palette import (
-    ATTENTION_CMAP,
-    DIVERGING_CMAP,
     INK,
     INK_GRID,
     INK_MUTED,
     ROLE_COLORS,
     cell_text_color,
-    cmap_hex,
     tint,
 )
 from .style import new_figure, styled

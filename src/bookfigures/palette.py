@@ -1,5 +1,8 @@
 """The book's one colour legend, shared by the maths (KaTeX macros), the figures and the CSS.
 
+Plain Python on purpose: the site build reads the maths macros from here without importing
+matplotlib (the colormaps built from these colours live in `bookfigures.colormaps`).
+
 Why one module: a reader learns "orange-red means query" once, on the notation page, and
 must find the same colour in every formula, figure and table. Everything that colours a
 role reads it from here.
@@ -22,7 +25,6 @@ letters, markers or text).
 
 from __future__ import annotations
 
-from matplotlib.colors import LinearSegmentedColormap, to_hex
 
 # --- roles -----------------------------------------------------------------------------
 
@@ -89,16 +91,6 @@ CELL_TEXT_LIGHT = "#ffffff"  # numbers written on dark cells
 NEUTRAL = "#818a94"  # non-highlighted data (e.g. non-target bars)
 HIGHLIGHT = "#7460d6"  # the highlighted datum (e.g. the target token's bar)
 
-# Sequential map for attention weights: near-white to a deep shade of the `a` hue.
-ATTENTION_CMAP = LinearSegmentedColormap.from_list(
-    "book_attention", ["#fbf4f9", "#e9b9da", ROLE_COLORS["a"], "#8e3a78", "#4a1340"]
-)
-# Diverging map for signed values: blue (negative) - near white - orange-brown (positive).
-DIVERGING_CMAP = LinearSegmentedColormap.from_list(
-    "book_diverging", ["#1d5a96", "#6fa3d2", "#f5f5f3", "#e0a05a", "#9c4a05"]
-)
-
-
 # --- colour arithmetic (WCAG 2.x) ---------------------------------------------------------
 
 
@@ -124,11 +116,6 @@ def cell_text_color(cell_hex: str) -> str:
     dark = contrast_ratio(cell_hex, CELL_TEXT_DARK)
     light = contrast_ratio(cell_hex, CELL_TEXT_LIGHT)
     return CELL_TEXT_DARK if dark >= light else CELL_TEXT_LIGHT
-
-
-def cmap_hex(cmap: LinearSegmentedColormap, x: float) -> str:
-    """Hex colour of a colormap at x in [0, 1] (as matplotlib will write it into SVG)."""
-    return to_hex(cmap(float(x)), keep_alpha=False)
 
 
 def tint(hex_color: str, amount: float) -> str:

@@ -10,6 +10,7 @@ import numpy as np
 import pykatex
 import pytest
 
+from bookfigures import colormaps as cm
 from bookfigures import palette as pal
 from bookfigures.style import house_rc
 
@@ -85,8 +86,8 @@ def test_ink_text_reads_on_its_own_page():
 def _all_fixed_colours() -> set[str]:
     fixed = set(pal.ROLE_COLORS.values()) | {pal.CELL_TEXT_DARK, pal.CELL_TEXT_LIGHT,
                                              pal.NEUTRAL, pal.HIGHLIGHT}
-    for cmap in (pal.ATTENTION_CMAP, pal.DIVERGING_CMAP):
-        fixed |= {pal.cmap_hex(cmap, x) for x in np.linspace(0, 1, 1001)}
+    for cmap in (cm.ATTENTION_CMAP, cm.DIVERGING_CMAP):
+        fixed |= {cm.cmap_hex(cmap, x) for x in np.linspace(0, 1, 1001)}
     return fixed
 
 
@@ -99,9 +100,9 @@ def test_dark_swap_touches_only_ink():
 
 
 def test_cell_text_reads_on_every_attention_and_diverging_colour():
-    for cmap in (pal.ATTENTION_CMAP, pal.DIVERGING_CMAP):
+    for cmap in (cm.ATTENTION_CMAP, cm.DIVERGING_CMAP):
         for x in np.linspace(0, 1, 101):
-            cell = pal.cmap_hex(cmap, x)
+            cell = cm.cmap_hex(cmap, x)
             assert pal.contrast_ratio(cell, pal.cell_text_color(cell)) >= 4.5, (cmap.name, x)
 
 
@@ -114,7 +115,7 @@ def test_cell_text_reads_on_matrix_tints(role):
 
 def test_attention_colormap_darkens_monotonically():
     """More weight must always look darker (on either page), or the eye misreads the grid."""
-    lum = [pal.relative_luminance(pal.cmap_hex(pal.ATTENTION_CMAP, x)) for x in np.linspace(0, 1, 101)]
+    lum = [pal.relative_luminance(cm.cmap_hex(cm.ATTENTION_CMAP, x)) for x in np.linspace(0, 1, 101)]
     assert all(a > b for a, b in zip(lum, lum[1:]))
 
 

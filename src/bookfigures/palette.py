@@ -126,6 +126,34 @@ def tint(hex_color: str, amount: float) -> str:
     return "#" + "".join(f"{c:02x}" for c in mixed)
 
 
+def mix(hex_color: str, toward: str, amount: float) -> str:
+    """Blend a colour toward another (amount 0: unchanged, 1: the other colour)."""
+    a, b = hex_color.lstrip("#"), toward.lstrip("#")
+    channels = [round(int(a[i : i + 2], 16) + (int(b[i : i + 2], 16) - int(a[i : i + 2], 16)) * amount) for i in (0, 2, 4)]
+    return "#" + "".join(f"{c:02x}" for c in channels)
+
+
+def text_color(hex_color: str, background: str, minimum: float = 4.5) -> str:
+    """The role colour darkened or lightened just enough to read as body text (WCAG AA).
+
+    Figures keep the role colour itself (3:1 against both schemes); maths in running text is
+    small, so the page shows a per-scheme shade of the same hue instead.
+    """
+    toward = "#000000" if relative_luminance(background) > 0.5 else "#ffffff"
+    for step in range(101):
+        shade = mix(hex_color, toward, step / 100)
+        if contrast_ratio(shade, background) >= minimum:
+            return shade
+    return toward
+
+
+#: For each role colour, the shade that maths text uses in each colour scheme.
+TEXT_SHADES: dict[str, dict[str, str]] = {
+    color: {"light": text_color(color, LIGHT_BACKGROUND), "dark": text_color(color, DARK_BACKGROUND)}
+    for color in ROLE_COLORS.values()
+}
+
+
 def css_variables() -> str:
     """CSS custom properties for the roles, for the site's stylesheet (same in both schemes)."""
     lines = [f"  --role-{role}: {color};" for role, color in ROLE_COLORS.items()]

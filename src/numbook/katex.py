@@ -37,12 +37,17 @@ _HEX_COLOUR = re.compile(r"#(?=[0-9a-fA-F]{6}\b)")
 class KatexConfig(base.Config):
     macros = c.Type(str, default="")
     """Dotted path `module:attribute` to a dict {"\\name": "body with #1"} of one-argument macros."""
+    colors = c.Type(str, default="")
+    """Dotted path `module:attribute` to a dict {"#rrggbb": {"light": "#…", "dark": "#…"}}: a colour
+    used by the macros is shown in the shade of the reader's colour scheme (body-text contrast)."""
+    dark_selector = c.Type(str, default='[data-md-color-scheme="slate"]')
+    """CSS selector of the dark colour scheme (Material's "slate" by default)."""
     search_exclude = c.Type(bool, default=True)
     """Keep rendered formulas out of the search index (KaTeX writes each one three times)."""
 
 
-def load_macros(spec: str) -> dict[str, str]:
-    """Import the macro table named by `module:attribute` (empty spec: no macros)."""
+def load_macros(spec: str) -> dict:
+    """Import the table named by `module:attribute` (empty spec: an empty table)."""
     if not spec:
         return {}
     module_name, _, attribute = spec.partition(":")
@@ -51,6 +56,21 @@ def load_macros(spec: str) -> dict[str, str]:
     except (ImportError, AttributeError) as error:
         raise PluginError(f"numbook-katex: cannot load macros {spec!r}: {error}") from error
     return dict(table)
+
+
+def color_variables(shades: dict[str, dict[str, str]], dark_selector: str) -> tuple[dict[str, str], str]:
+    """CSS variables, one per colour, that switch shade with the colour scheme; and their stylesheet."""
+    names = {color.lower(): f"--katex-color-{i}" for i, color in enumerate(shades)}
+    light = "".join(f"{names[c.lower()]}:{s['light']};" for c, s in shades.items())
+    dark = "".join(f"{names[c.lower()]}:{s['dark']};" for c, s in shades.items())
+    return names, f":root{{{light}}}\n{dark_selector}{{{dark}}}\n"
+
+
+def use_color_variables(rendered: str, names: dict[str, str]) -> str:
+    """Point KaTeX's inline colours at the scheme-aware variables."""
+    for color, name in names.items():
+        rendered = rendered.replace(f"color:{color};", f"color:var({name});")
+    return rendered
 
 
 def macro_preamble(macros: dict[str, str]) -> str:
@@ -103,9 +123,12 @@ class KatexPlugin(BasePlugin[KatexConfig]):
 
     def on_config(self, config):
         self.preamble = macro_preamble(load_macros(self.config.macros))
-        css = f"{SITE_DIR}/katex.min.css"
-        if css not in config.extra_css:
-            config.extra_css.insert(0, css)
+        self.color_names, self.color_css = color_variables(
+            load_macros(self.config.colors), self.config.dark_selector
+        )
+        for css in (f"{SITE_DIR}/katex.min.css", f"{SITE_DIR}/colors.css"):
+            if css not in config.extra_css:
+                config.extra_css.append(css)
         return config
 
     def on_files(self, files: Files, *, config) -> Files:
@@ -113,6 +136,7 @@ class KatexPlugin(BasePlugin[KatexConfig]):
             if path.suffix in {".css", ".woff2"}:
                 uri = f"{SITE_DIR}/{path.relative_to(ASSETS).as_posix()}"
                 files.append(File.generated(config, uri, abs_src_path=str(path)))
+        files.append(File.generated(config, f"{SITE_DIR}/colors.css", content=self.color_css))
         return files
 
     def on_page_content(self, html_text: str, *, page, config, files) -> str:
@@ -130,6 +154,7 @@ class KatexPlugin(BasePlugin[KatexConfig]):
                 errors.append(f"{where}: bad TeX: {reason}\n    {tex.strip()}")
                 return (f'<span class="numbook-error" role="alert">Bad TeX ({html.escape(str(error))}): '
                         f'<code>{html.escape(tex)}</code></span>')
+            out = use_color_variables(out, self.color_names)
             if self.config.search_exclude:
                 out = out.replace('class="katex"', 'class="katex" data-search-exclude', 1)
             return out

@@ -160,3 +160,16 @@ def test_style_sheet_uses_the_palette_inks_and_keeps_text_as_text():
     for key in ("font.size", "axes.labelsize", "xtick.labelsize", "ytick.labelsize",
                 "legend.fontsize", "axes.titlesize"):
         assert float(rc[key]) >= 9, key
+
+
+def test_maths_shades_read_as_body_text_in_both_schemes():
+    """Maths in running text uses per-scheme shades of each role colour with WCAG AA contrast."""
+    for color, shades in pal.TEXT_SHADES.items():
+        assert pal.contrast_ratio(shades["light"], pal.LIGHT_BACKGROUND) >= 4.5, color
+        assert pal.contrast_ratio(shades["dark"], pal.DARK_BACKGROUND) >= 4.5, color
+        # a shade of the same colour: only mixed toward black or white, never a new hue
+        for shade in shades.values():
+            assert shade == color or shade in {
+                pal.mix(color, end, step / 100) for end in ("#000000", "#ffffff") for step in range(101)
+            }
+    assert set(pal.TEXT_SHADES) == set(pal.ROLE_COLORS.values())

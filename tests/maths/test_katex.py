@@ -13,6 +13,7 @@ from mkdocs.exceptions import Abort, PluginError
 from numbook.katex import load_macros, macro_preamble
 
 MACROS = {r"\vq": r"\textcolor{#d55e00}{\boldsymbol{#1}}"}
+SHADES = {"#d55e00": {"light": "#a04500", "dark": "#f08a3c"}}
 
 
 def make_site(tmp_path: Path, pages: dict[str, str]) -> Path:
@@ -20,7 +21,7 @@ def make_site(tmp_path: Path, pages: dict[str, str]) -> Path:
     docs.mkdir()
     for name, text in pages.items():
         (docs / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    (tmp_path / "macros_for_test.py").write_text(f"MACROS = {MACROS!r}\n", encoding="utf-8")
+    (tmp_path / "macros_for_test.py").write_text(f"MACROS = {MACROS!r}\nSHADES = {SHADES!r}\n", encoding="utf-8")
     (tmp_path / "mkdocs.yml").write_text(
         textwrap.dedent(
             """
@@ -28,6 +29,7 @@ def make_site(tmp_path: Path, pages: dict[str, str]) -> Path:
             plugins:
               - numbook-katex:
                   macros: macros_for_test:MACROS
+                  colors: macros_for_test:SHADES
             markdown_extensions:
               - pymdownx.arithmatex:
                   generic: true
@@ -59,12 +61,16 @@ def test_formulas_render_to_katex_with_shared_macros(tmp_path, monkeypatch):
     assert 'class="arithmatex"' not in html
     assert html.count('class="katex"') == 2
     assert 'class="katex-display"' in html
-    assert "color:#d55e00" in html  # the macro's colour reached the output
+    # the macro's colour reached the output as a variable whose shade follows the colour scheme
+    assert "color:var(--katex-color-0)" in html and "color:#d55e00" not in html
     assert "\\vq" not in html.split("<annotation", 1)[0]  # no raw macro in the visible HTML
     site = root / "site"
     assert (site / "assets/katex/katex.min.css").exists()
     assert list((site / "assets/katex/fonts").glob("*.woff2"))
     assert "assets/katex/katex.min.css" in html
+    colors = (site / "assets/katex/colors.css").read_text()
+    assert ":root{--katex-color-0:#a04500;}" in colors
+    assert '[data-md-color-scheme="slate"]{--katex-color-0:#f08a3c;}' in colors
 
 
 def test_every_bad_formula_of_every_page_stops_the_build(tmp_path, monkeypatch, caplog):

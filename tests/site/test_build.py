@@ -1,0 +1,39 @@
+"""The whole book builds in strict mode, and its prose is its own."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, site_pages
+
+SEED_OVERLAP = ROOT.parent / "shared" / "tools" / "seed_overlap.py"
+
+
+def test_strict_build_renders_every_nav_page(built_site: Path):
+    pages = site_pages(built_site)
+    for path in pages:
+        html = (built_site / path.strip("/") / "index.html").read_text(encoding="utf-8")
+        assert "numbook-error" not in html, path
+        assert 'class="arithmatex"' not in html, f"{path}: maths left for the browser"
+    assert "/how-this-book-is-built/" in pages
+
+
+def test_no_page_fetches_from_another_host(built_site: Path):
+    for page in built_site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for attribute in ('src="http', "src='http", 'href="https://fonts', "@import url(http"):
+            assert attribute not in html, f"{page.relative_to(built_site)} loads {attribute}…"
+
+
+@pytest.mark.skipif(not SEED_OVERLAP.exists(), reason="../shared/tools/seed_overlap.py is not beside this checkout")
+def test_prose_shares_no_run_of_words_with_the_reference_lessons():
+    done = subprocess.run(
+        [sys.executable, str(SEED_OVERLAP), "--docs", str(ROOT / "docs")],
+        capture_output=True, text=True, env=dict(os.environ),
+    )
+    assert done.returncode == 0, done.stdout[-3000:]

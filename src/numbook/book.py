@@ -23,7 +23,7 @@ import yaml
 from .cache import Cache, environment_fingerprint, page_key
 from .cells import CellError, PageRun, ParsedPage
 from .figures import dark_variant
-from .numbering import FigureInfo, number_figures, resolve_ref
+from .numbering import FigureInfo, Labels, number_figures, number_sections, resolve_ref
 from .parse import parse_page
 from .pool import preimport, run_pages
 from .render import PageContext, RenderOptions, data_dir, figures_dir, render_page
@@ -62,6 +62,7 @@ class Settings:
     watch: Sequence[str] = ("src",)
     dark_colors: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
+    page_label: str = "Part"  # "[](part4.md)" reads "Part 4"
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ class Book:
         self.settings = settings
         self.pages: dict[str, _Page] = {}
         self.figures: dict[str, FigureInfo] = {}
+        self.labels = Labels({}, {}, {}, settings.page_label)
         self.errors: list[CellError] = []
         self.executed: list[str] = []  # pages run in this build
         self.from_cache: list[str] = []  # pages served from the cache
@@ -123,11 +125,17 @@ class Book:
         self.figures, dup_errors = number_figures(
             {k: (p.number, p.parsed) for k, p in self.pages.items()}, self.display
         )
-        for err in dup_errors:
+        sections, section_errors = number_sections(
+            {k: (p.number, p.parsed) for k, p in self.pages.items()}, self.figures, self.display
+        )
+        self.labels = Labels(
+            self.figures, sections, {k: p.number for k, p in self.pages.items()}, s.page_label
+        )
+        for err in dup_errors + section_errors:
             self.pages[_src_of(self.pages, err.page)].errors.append(err)
         for p in self.pages.values():
             for ref in p.parsed.refs:
-                _, err = resolve_ref(ref, p.src_uri, self.figures, self.display)
+                _, err = resolve_ref(ref, p.src_uri, self.labels, self.display)
                 if err is not None:
                     p.errors.append(err)
         if s.enabled:
@@ -234,7 +242,7 @@ class Book:
                     "(another plugin rewrote it?)"
                 )
         ctx = PageContext(p.src_uri, p.display_path, p.number, parsed, p.run, list(p.errors))
-        return render_page(markdown, ctx, self.figures, self.display, url_for, options)
+        return render_page(markdown, ctx, self.labels, self.display, url_for, options)
 
 
 def _cell_text(cell) -> str:

@@ -57,10 +57,14 @@ Cell = CodeCell | InlineCell
 
 @dataclass(frozen=True)
 class FigRef:
-    """An empty-text link `[](#fig-id)` or `[](page.md#fig-id)` to be filled with "Figure N.k"."""
+    """An empty-text link filled with a number.
+
+    ``[](#id)`` or ``[](page.md#id)``: a figure ("Figure 4.3") or a numbered section
+    ("Section 4.7"); ``[](page.md)``: a numbered page ("Part 4").
+    """
 
     target_page: str  # as written, "" for the same page
-    fig_id: str
+    fig_id: str  # the id after "#"; "" for a link to a whole page
     line: int
     start: int
     end: int
@@ -76,6 +80,7 @@ class Heading:
     text: str  # heading text without the attribute list
     has_id: bool  # an explicit {#id} is present
     attr_open: int | None  # offset just inside "{" or "{:" of a trailing attribute list without id
+    id: str | None = None  # the explicit id, when there is one
 
 
 @dataclass

@@ -28,3 +28,6 @@ class NumbookConfig(base.Config):
     #: ``"module:attribute"`` naming a dict ``{"#rrggbb": "#rrggbb"}`` that turns a
     #: light figure into its dark variant. Default: a small map from black inks to light.
     dark_colors = c.Optional(c.Type(str))
+    #: The word an empty link to a numbered page is filled with: ``[](part4.md)`` on a
+    #: page linking to ``number: 4`` reads "Part 4".
+    page_label = c.Type(str, default="Part")

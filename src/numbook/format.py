@@ -91,10 +91,15 @@ def escape_text(text: str) -> str:
     return "".join(_MD_SPECIAL.get(c, c) for c in text)
 
 
-def format_value(x: Any, decimals: int | None = None) -> str:
-    """Format anything for the page: numbers by the rule, everything else as escaped text."""
+def plain_value(x: Any, decimals: int | None = None) -> str:
+    """Numbers (NumPy scalars and 0-d arrays too) by the rule, anything else as ``str``; not escaped."""
     if hasattr(x, "ndim") and getattr(x, "ndim", None) == 0 and hasattr(x, "item"):
         x = x.item()
     if is_number(x):
         return format_number(x, decimals)
-    return escape_text(str(x))
+    return str(x)
+
+
+def format_value(x: Any, decimals: int | None = None) -> str:
+    """Format anything for the page: numbers by the rule, everything else as escaped text."""
+    return escape_text(plain_value(x, decimals))

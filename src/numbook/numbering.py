@@ -3,8 +3,15 @@
 A page's number comes from its front matter (``number: 4``). Its figures are numbered
 in order, "Figure 4.1", "Figure 4.2"; on a page without a number they are "Figure 1",
 "Figure 2". Figure ids are global, so prose anywhere can write ``[](#fig-id)`` (same
-page) or ``[](other.md#fig-id)`` and get "Figure 4.3". Figure numbers need only the
-parse, not the execution, so references are checked even when nothing runs.
+page) or ``[](other.md#fig-id)`` and get "Figure 4.3".
+
+The ``##`` headings of a numbered page are its sections, "4.1", "4.2", …; one with an
+explicit id (``## Title {#p4-generation}``) can be cited the same way,
+``[](#p4-generation)`` or ``[](part4.md#p4-generation)``, and reads "Section 4.7".
+Section ids belong to their page (two pages may both have ``{#summary}``). A link to a
+numbered page itself, ``[](part4.md)``, reads "Part 4" (the word is the plugin's
+``page_label`` option). Numbers need only the parse, not the execution, so references
+are checked even when nothing runs.
 """
 
 from __future__ import annotations
@@ -22,6 +29,60 @@ class FigureInfo:
     src_uri: str
     label: str  # "Figure 4.3"
     line: int
+
+
+@dataclass(frozen=True)
+class SectionInfo:
+    section_id: str
+    src_uri: str
+    label: str  # "Section 4.7"
+    line: int
+
+
+@dataclass
+class Labels:
+    """Everything a reference can point at, numbered."""
+
+    figures: dict[str, FigureInfo]
+    sections: dict[tuple[str, str], SectionInfo]  # (src_uri, id) -> info
+    pages: dict[str, str | None]  # src_uri -> the page's number, None if it has none
+    page_label: str = "Part"
+
+
+def number_sections(
+    pages: Mapping[str, tuple[str | None, ParsedPage]],
+    figures: Mapping[str, FigureInfo],
+    display: Mapping[str, str],
+) -> tuple[dict[tuple[str, str], SectionInfo], list[CellError]]:
+    """Label the ``##`` headings with explicit ids of numbered pages.
+
+    An id used twice on one page (by two headings, or by a heading and a figure of that
+    page) is an error: the HTML would have two elements with one id.
+    """
+    sections: dict[tuple[str, str], SectionInfo] = {}
+    errors: list[CellError] = []
+    for src_uri in sorted(pages):
+        number, parsed = pages[src_uri]
+        for k, h in enumerate(parsed.headings, start=1):
+            if h.id is None:
+                continue
+            key = (src_uri, h.id)
+            fig = figures.get(h.id)
+            if key in sections or (fig is not None and fig.src_uri == src_uri):
+                first = sections[key].line if key in sections else fig.line  # type: ignore[union-attr]
+                errors.append(
+                    CellError(display[src_uri], h.line, f"id {h.id!r} is already used on this page, line {first}")
+                )
+                continue
+            if number:
+                sections[key] = SectionInfo(h.id, src_uri, f"Section {section_number(number, k)}", h.line)
+            else:
+                sections[key] = SectionInfo(h.id, src_uri, "", h.line)
+    return sections, errors
+
+
+def section_number(page_number: str, k: int) -> str:
+    return f"{page_number}.{k}"
 
 
 def figure_label(page_number: str | None, k: int) -> str:
@@ -58,29 +119,60 @@ def number_figures(
 
 
 def resolve_ref(
-    ref: FigRef, src_uri: str, figures: Mapping[str, FigureInfo], display: Mapping[str, str]
+    ref: FigRef, src_uri: str, labels: Labels, display: Mapping[str, str]
 ) -> tuple[str | None, CellError | None]:
     """The label for a reference, or an error saying what is wrong with it."""
     where = display[src_uri]
-    info = figures.get(ref.fig_id)
-    if info is None:
-        return None, CellError(
-            where, ref.line, f"reference to unknown figure id {ref.fig_id!r}", span=(ref.start, ref.end)
-        )
+
+    def error(reason: str) -> tuple[None, CellError]:
+        return None, CellError(where, ref.line, reason, span=(ref.start, ref.end))
+
     target = src_uri if not ref.target_page else posixpath.normpath(
         posixpath.join(posixpath.dirname(src_uri), ref.target_page)
     )
+    if not ref.fig_id:  # [](page.md)
+        if target not in labels.pages:
+            return error(f"empty link to {ref.target_page!r}, which is not a page of the book")
+        if labels.pages[target] is None:
+            return error(
+                f"empty link to {display[target]}, which has no number (front matter `number:`): "
+                "write the link text"
+            )
+        return f"{labels.page_label} {labels.pages[target]}", None
+
+    section = labels.sections.get((target, ref.fig_id))
+    if section is not None:
+        if not section.label:
+            return error(
+                f"section {ref.fig_id!r} is on {display[target]}, which has no number "
+                "(front matter `number:`): write the link text"
+            )
+        return section.label, None
+
+    info = labels.figures.get(ref.fig_id)
+    if info is None:
+        elsewhere = sorted(k for k in labels.sections if k[1] == ref.fig_id)
+        if len(elsewhere) == 1:
+            return error(
+                f"section {ref.fig_id!r} is on {display[elsewhere[0][0]]}: write "
+                f"[]({_link(elsewhere[0][0], src_uri)}#{ref.fig_id})"
+            )
+        if ref.target_page and target not in labels.pages:
+            return error(f"reference to {ref.target_page!r}, which is not a page of the book")
+        return error(f"reference to unknown figure or section id {ref.fig_id!r}")
     if target != info.src_uri:
-        rel = posixpath.relpath(info.src_uri, posixpath.dirname(src_uri) or ".")
-        return None, CellError(
-            where,
-            ref.line,
-            f"figure {ref.fig_id!r} is on {display[info.src_uri]}: write [](" + (
-                "" if info.src_uri == src_uri else rel
-            ) + f"#{ref.fig_id})",
-            span=(ref.start, ref.end),
+        return error(
+            f"figure {ref.fig_id!r} is on {display[info.src_uri]}: write "
+            f"[]({_link(info.src_uri, src_uri)}#{ref.fig_id})"
         )
     return info.label, None
+
+
+def _link(target: str, src_uri: str) -> str:
+    """How page ``src_uri`` writes a link to page ``target`` ("" for itself)."""
+    if target == src_uri:
+        return ""
+    return posixpath.relpath(target, posixpath.dirname(src_uri) or ".")
 
 
 def section_prefix(page_number: str | None, k: int) -> str:

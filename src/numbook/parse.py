@@ -12,6 +12,9 @@ Rules an author can rely on:
   a ````` ````markdown ````` fence);
 * `` `{py} expr` `` (a single-backtick code span starting with ``{py}``) in prose is an
   inline value; inside fences or longer code spans (`` `` `{py} x` `` ``) it is literal;
+* ``[](#id)``, ``[](page.md#id)`` and ``[](page.md)`` are references to be numbered;
+* a figure's ``caption`` and ``alt`` may hold ``{py:expression}`` pieces, evaluated
+  after the block ran (`template_parts`);
 * line numbers are those of the source file, front matter included.
 """
 
@@ -31,12 +34,64 @@ KNOWN_OPTIONS = FLAG_OPTIONS | VALUE_OPTIONS
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _HEADING = re.compile(r"^ {0,3}##(?=[ \t]|$)[ \t]*(?P<text>.*?)[ \t]*$")
 _ATTR_LIST = re.compile(r"[ \t]*\{:?(?P<body>[^{}]*)\}[ \t]*$")
-_FIG_REF = re.compile(r"\[\]\((?P<page>[^()\s#]*)#(?P<id>[^()\s#]+)\)")
+_FIG_REF = re.compile(r"\[\]\((?P<page>[^()\s#]*)(?:#(?P<id>[^()\s#]+))?\)")
+_ATTR_ID = re.compile(r"(?:^|\s)#(?P<id>[^\s#{}]+)")
+_TEMPLATE_OPEN = "{py:"
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
 
 
 class OptionError(ValueError):
     """A block's info string is malformed; the message says how."""
+
+
+def template_parts(text: str) -> list[tuple[str, bool]]:
+    """Split a caption or alt text into literal pieces and ``{py:expression}`` pieces.
+
+    Returns ``[(text, is_expression), ...]``. Braces inside the expression nest (a dict
+    or an f-string is fine) and quoted strings in it are skipped, so the expression ends
+    at the ``}`` that closes ``{py:``. Raises OptionError for an unclosed or empty
+    expression, or one that is not valid Python.
+    """
+    parts: list[tuple[str, bool]] = []
+    pos = 0
+    while True:
+        start = text.find(_TEMPLATE_OPEN, pos)
+        if start < 0:
+            break
+        if start > pos:
+            parts.append((text[pos:start], False))
+        i = start + len(_TEMPLATE_OPEN)
+        depth, quote = 1, ""
+        while i < len(text):
+            c = text[i]
+            if quote:
+                if c == "\\":
+                    i += 1
+                elif c == quote:
+                    quote = ""
+            elif c in "'\"":
+                quote = c
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        if depth:
+            raise OptionError(f"`{text[start:]}` has no closing brace: write {{py:expression}}")
+        expr = text[start + len(_TEMPLATE_OPEN) : i].strip()
+        if not expr:
+            raise OptionError("empty expression `{py:}`")
+        try:
+            compile(expr, "<option>", "eval", dont_inherit=True)
+        except SyntaxError as exc:
+            raise OptionError(f"`{{py:{expr}}}` is not a Python expression: {exc.msg}") from None
+        parts.append((expr, True))
+        pos = i + 1
+    if pos < len(text):
+        parts.append((text[pos:], False))
+    return parts
 
 
 def parse_info(info: str) -> BlockOptions | None:
@@ -86,6 +141,11 @@ def parse_info(info: str) -> BlockOptions | None:
             raise OptionError(f"figure {fig!r} has no alt text: add alt=\"...\" describing it")
         if "caption" not in values:
             raise OptionError(f"figure {fig!r} has no caption: add caption=\"...\"")
+        for key in ("caption", "alt"):
+            try:
+                template_parts(str(values[key]))
+            except OptionError as exc:
+                raise OptionError(f"in {key}: {exc}") from None
     else:
         for key in ("caption", "alt"):
             if key in values:
@@ -171,8 +231,11 @@ def parse_page(text: str, path: str, line_offset: int = 0) -> ParsedPage:
         heading_text = hm.group("text")
         has_id, attr_open = False, None
         am = _ATTR_LIST.search(heading_text)
+        heading_id = None
         if am:
-            has_id = "#" in am.group("body")
+            idm = _ATTR_ID.search(am.group("body"))
+            has_id = idm is not None
+            heading_id = idm.group("id") if idm else None
             brace = raw.rfind("{")
             attr_open = None if has_id else offsets[k] + brace + (2 if raw[brace + 1 : brace + 2] == ":" else 1)
             heading_text = heading_text[: am.start()]
@@ -184,6 +247,7 @@ def parse_page(text: str, path: str, line_offset: int = 0) -> ParsedPage:
                 text=heading_text.rstrip().rstrip("#").rstrip(),
                 has_id=has_id,
                 attr_open=attr_open,
+                id=heading_id,
             )
         )
 
@@ -257,9 +321,9 @@ def _scan_inline(
             continue
         if c == "[":
             m = _FIG_REF.match(chunk, i)
-            if m:
+            if m and (m.group("id") or m.group("page").endswith(".md")):
                 page.refs.append(
-                    FigRef(m.group("page"), m.group("id"), line_at(base + i), base + m.start(), base + m.end())
+                    FigRef(m.group("page"), m.group("id") or "", line_at(base + i), base + m.start(), base + m.end())
                 )
                 i = m.end()
                 continue

@@ -1,9 +1,10 @@
 """The thin MkDocs layer over `numbook.book` (the core knows nothing of MkDocs).
 
 Hooks: ``on_startup`` learns whether we are serving, ``on_config`` reads which Markdown
-extensions the site has, ``on_files`` runs every page up front (in parallel, cached) and
-adds the generated figures and data files, ``on_page_markdown`` renders each page, and
-``on_serve`` watches the project's module directories.
+extensions the site has and pins the build date (`pin_build_date`; ``on_post_build``
+and ``on_build_error`` take it back), ``on_files`` runs every page up front (in
+parallel, cached) and adds the generated figures and data files, ``on_page_markdown``
+renders each page, and ``on_serve`` watches the project's module directories.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import subprocess
 import sys
 from typing import Any
 
@@ -44,6 +46,38 @@ def load_object(spec: str) -> Any:
         raise PluginError(f"numbook: cannot load dark_colors {spec!r}: {exc}") from exc
 
 
+def last_commit_time(directory: str) -> str | None:
+    """Seconds since the epoch of the last git commit of ``directory``'s repository, or None."""
+    try:
+        result = subprocess.run(
+            ["git", "log", "-1", "--format=%ct"],
+            cwd=directory,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = result.stdout.strip()
+    return value if result.returncode == 0 and value.isdigit() else None
+
+
+def pin_build_date(directory: str) -> str | None:
+    """Make MkDocs stamp the last commit's time instead of "now" (sitemap.xml, its .gz).
+
+    MkDocs reads ``SOURCE_DATE_EPOCH`` when it is set; when it is not, we set it to the
+    time of the project's last git commit, so two builds of one commit are identical.
+    An explicit value is left alone; outside git nothing is set. Returns the value set.
+    """
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        return None
+    value = last_commit_time(directory)
+    if value is not None:
+        os.environ["SOURCE_DATE_EPOCH"] = value
+    return value
+
+
 class NumbookPlugin(BasePlugin[NumbookConfig]):
     """Run each page's ``python exec`` blocks at build time and put their outputs in the page."""
 
@@ -51,6 +85,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self.serving = False
         self.book: Book | None = None
         self.render_options = RenderOptions()
+        self._pinned_date: str | None = None  # the SOURCE_DATE_EPOCH this build set
 
     @property
     def pages_executed(self) -> int:
@@ -66,6 +101,9 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self.serving = command == "serve"
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
+        self._unpin_date()
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        self._pinned_date = pin_build_date(root)
         exts = set(config.markdown_extensions)
         toc = config.mdx_configs.get("toc", {})
         self.render_options = RenderOptions(
@@ -95,6 +133,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             watch=tuple(self.config.watch),
             dark_colors=colors,
             enabled=self.config.enabled,
+            page_label=self.config.page_label,
         )
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:
@@ -124,6 +163,19 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             return self.book.render(page.file.src_uri, markdown, url_for, self.render_options)
         except RuntimeError as exc:
             raise PluginError(f"numbook: {exc}") from exc
+
+    def _unpin_date(self) -> None:
+        """Take back the SOURCE_DATE_EPOCH we set (the next build, or `serve` after a
+        commit, reads the date again; a host process keeps its environment)."""
+        if self._pinned_date is not None and os.environ.get("SOURCE_DATE_EPOCH") == self._pinned_date:
+            del os.environ["SOURCE_DATE_EPOCH"]
+        self._pinned_date = None
+
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
+        self._unpin_date()
+
+    def on_build_error(self, *, error: Exception) -> None:
+        self._unpin_date()
 
     def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:
         root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))

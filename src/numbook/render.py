@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .cells import CellError, CellOutput, CodeCell, FigureOutput, InlineCell, ParsedPage, PageRun
 from .format import escape_text
-from .numbering import FigureInfo, resolve_ref, section_prefix
+from .numbering import FigureInfo, Labels, resolve_ref, section_prefix
 
 
 @dataclass
@@ -148,13 +148,14 @@ def _block(
 def render_page(
     text: str,
     ctx: PageContext,
-    figures: Mapping[str, FigureInfo],
+    labels: Labels,
     display: Mapping[str, str],
     url_for: Callable[[str], str],
     opts: RenderOptions,
 ) -> str:
     """The page's Markdown with every cell, reference and ``##`` heading filled in."""
     edits: list[tuple[int, int, str]] = []
+    figures = labels.figures
     outputs = {o.index: o for o in ctx.run.outputs} if ctx.run else {}
     run_error = ctx.run.error if ctx.run else None
 
@@ -195,7 +196,7 @@ def render_page(
         edits.append((cell.start, cell.end, "\n" + _indent(body, cell.indent) + "\n\n"))
 
     for ref in ctx.parsed.refs:
-        label, err = resolve_ref(ref, ctx.src_uri, figures, display)
+        label, err = resolve_ref(ref, ctx.src_uri, labels, display)
         if label is None:
             if opts.show_errors and err is not None:
                 edits.append((ref.start, ref.end, f'<code class="numbook-error">{html.escape(err.reason)}</code>'))

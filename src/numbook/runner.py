@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import hashlib
 import importlib.machinery
 import io
@@ -30,7 +31,8 @@ from typing import Any
 from . import record
 from .cells import CellError, CellOutput, CodeCell, InlineCell, PageRun
 from .figures import figure_output
-from .format import format_value, set_default_decimals
+from .format import format_value, plain_value, set_default_decimals
+from .parse import template_parts
 
 PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -184,6 +186,32 @@ class _BlockProblem(Exception):
     """A block ran but broke a numbook rule (figure without option, etc.)."""
 
 
+class _OptionExpressionError(Exception):
+    """A ``{py:expression}`` in a figure's caption or alt text failed."""
+
+    def __init__(self, option: str, expr: str, exc: BaseException) -> None:
+        super().__init__(option, expr)
+        self.option, self.expr, self.exc = option, expr, exc
+
+
+def _fill(text: str, option: str, cell: CodeCell, job: PageJob, namespace: dict[str, Any]) -> str:
+    """``text`` with each ``{py:expression}`` replaced by its value (numbers by the rule).
+
+    The result is plain text: the renderer escapes the whole caption or alt text.
+    """
+    out = []
+    for piece, is_expr in template_parts(text):
+        if not is_expr:
+            out.append(piece)
+            continue
+        try:
+            code = compile("\n" * (cell.fence_line - 1) + piece, job.display_path, "eval", dont_inherit=True)
+            out.append(plain_value(eval(code, namespace)))
+        except (Exception, SystemExit) as exc:  # noqa: BLE001
+            raise _OptionExpressionError(option, piece, exc) from exc
+    return "".join(out)
+
+
 def _run_code(cell: CodeCell, job: PageJob, namespace: dict[str, Any]) -> Any:
     """Execute a block; return the value of its last line if that is an expression.
 
@@ -211,7 +239,9 @@ def _block_figures(value: Any) -> list[Any]:
     return figs
 
 
-def _collect_figure(cell: CodeCell, rec: record.Recorder, value: Any) -> Any:
+def _collect_figure(
+    cell: CodeCell, rec: record.Recorder, value: Any, job: PageJob, namespace: dict[str, Any]
+) -> Any:
     figs = _block_figures(value)
     try:
         if cell.options.figure:
@@ -220,7 +250,12 @@ def _collect_figure(cell: CodeCell, rec: record.Recorder, value: Any) -> Any:
                     f"block has figure={cell.options.figure!r} and must make exactly one figure "
                     f"(left open in pyplot, or the value of its last line), it made {len(figs)}"
                 )
-            return figure_output(figs[0], cell.options, rec.figure_data)
+            options = dataclasses.replace(
+                cell.options,
+                caption=_fill(str(cell.options.caption), "caption", cell, job, namespace),
+                alt=_fill(str(cell.options.alt), "alt", cell, job, namespace),
+            )
+            return figure_output(figs[0], options, rec.figure_data)
         if figs:
             raise _BlockProblem(
                 f"block left {len(figs)} matplotlib figure(s) open but has no figure option: "
@@ -253,7 +288,7 @@ def execute(job: PageJob, progress: Callable[[int], None] = lambda i: None) -> P
                         value = _run_code(cell, job, namespace)
                 finally:
                     out.stdout = buf.getvalue()
-                out.figure = _collect_figure(cell, rec, value)
+                out.figure = _collect_figure(cell, rec, value, job, namespace)
                 out.items = rec.items
             else:
                 code = compile("\n" * (cell.line - 1) + cell.expr, job.display_path, "eval", dont_inherit=True)
@@ -264,6 +299,12 @@ def execute(job: PageJob, progress: Callable[[int], None] = lambda i: None) -> P
         except _BlockProblem as exc:
             line = cell.fence_line if isinstance(cell, CodeCell) else cell.line
             run.error = CellError(job.display_path, line, str(exc), "", cell.index)
+        except _OptionExpressionError as exc:
+            err = _error(job, cell, exc.exc)
+            detail = f"{type(exc.exc).__name__}: {exc.exc}" if str(exc.exc) else type(exc.exc).__name__
+            err.line = cell.fence_line
+            err.reason = f"{exc.option} expression `{{py:{exc.expr}}}` failed: {detail}"
+            run.error = err
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - every failure is reported
             run.error = _error(job, cell, exc)
         finally:

@@ -40,31 +40,40 @@ BUILD = textwrap.dedent(
     config.plugins.on_startup(command="build", dirty=False)
     build(config)
     config.plugins.on_shutdown()
-    stats = getattr(config.plugins["numbook"], "stats", None)
-    if stats is not None:
-        print("NUMBOOK_STATS", dict(stats))
+    plugin = config.plugins["numbook"]
+    print(f"NUMBOOK_STATS executed={plugin.pages_executed} cached={plugin.pages_from_cache}")
     """
 )
 
 PLAIN = textwrap.dedent(
     """
-    import sys, io, contextlib, pathlib, matplotlib
+    import ast, contextlib, io, pathlib, sys
+    import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+    from numbook.cells import CodeCell
     from numbook.parse import parse_page
+
+    def save(figure):
+        figure.savefig(io.BytesIO(), format="svg")
+        plt.close(figure)
+
     for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.md")):
-        namespace = {{"__name__": "__page__"}}
+        namespace = {"__name__": "__page__"}
         for cell in parse_page(path.read_text(encoding="utf-8"), str(path)).cells:
-            source = cell.source if cell.kind == "block" else cell.source
             with contextlib.redirect_stdout(io.StringIO()):
-                if cell.kind == "block":
-                    exec(compile(source, str(path), "exec"), namespace)
+                if isinstance(cell, CodeCell):
+                    tree = ast.parse(cell.code)
+                    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+                    exec(compile(tree, str(path), "exec"), namespace)
+                    value = eval(compile(ast.Expression(last.value), str(path), "eval"), namespace) if last else None
+                    if isinstance(value, Figure):
+                        save(value)
                 else:
-                    eval(compile(source, str(path), "eval"), namespace)
+                    eval(cell.expr, namespace)
             for number in plt.get_fignums():
-                figure = plt.figure(number)
-                figure.savefig(io.BytesIO(), format="svg")
-                plt.close(figure)
+                save(plt.figure(number))
     """
 )
 

@@ -41,7 +41,7 @@ BUILD = textwrap.dedent(
     build(config)
     config.plugins.on_shutdown()
     plugin = config.plugins["numbook"]
-    print(f"NUMBOOK_STATS executed={plugin.pages_executed} cached={plugin.pages_from_cache}")
+    print(f"NUMBOOK_STATS executed={{plugin.pages_executed}} cached={{plugin.pages_from_cache}}")
     """
 )
 
@@ -126,15 +126,14 @@ def page_weights(site: Path) -> dict[str, int]:
     if not Path("/usr/bin/chromium").exists():
         return {}
     sys.path.insert(0, str(ROOT))
-    from tests.site.conftest import CHROMIUM_ARGS, site_pages  # one list of flags for tests and benchmark
+    from tests.site.conftest import CHROMIUM_ARGS, QuietHandler, site_pages  # shared with the browser tests
     import functools
     import http.server
     import threading
 
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *args: None
+    handler = functools.partial(QuietHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"

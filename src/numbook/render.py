@@ -89,8 +89,10 @@ def figure_html(fig: FigureOutput, label: str, url_for: Callable[[str], str], ba
     rows = "\n".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in fig.rows)
     return (
         f'<figure class="numbook-figure" id="{html.escape(fig.fig_id)}">\n'
-        f'<img src="{html.escape(light)}#only-light" alt="{alt}">\n'
-        f'<img src="{html.escape(dark)}#only-dark" alt="{alt}">\n'
+        # Lazy: the browser fetches only the variant of the reader's colour scheme, and
+        # only when the figure comes near the screen.
+        f'<img src="{html.escape(light)}#only-light" alt="{alt}" loading="lazy" decoding="async">\n'
+        f'<img src="{html.escape(dark)}#only-dark" alt="{alt}" loading="lazy" decoding="async">\n'
         f"<figcaption>{html.escape(label)}: {escape_text(fig.caption)}</figcaption>\n"
         "</figure>\n"
         f'<details class="numbook-data">\n<summary>The data behind {html.escape(label)}</summary>\n'

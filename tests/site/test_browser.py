@@ -46,6 +46,18 @@ def reader_page(browser, served_site):
     context.close()
 
 
+# Figures load lazily: bring each shown image near the screen and wait for it.
+LOAD_SHOWN_IMAGES = """async () => {
+    for (const image of document.images) {
+        if (getComputedStyle(image).display === 'none') continue;
+        image.scrollIntoView();
+        await image.decode().catch(() => null);
+    }
+    window.scrollTo(0, 0);
+}"""
+FETCHED_SVGS = "() => performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('.svg'))"
+
+
 def open_page(page, url: str) -> None:
     page.record["console"].clear()
     page.record["foreign"].clear()
@@ -69,6 +81,7 @@ def test_every_page_reads_cleanly(reader_page, served_site, built_site: Path, tm
             problems.append(f"{path}: raw TeX left in the text: {raw}")
         if reader_page.locator(".katex-error, .numbook-error").count():
             problems.append(f"{path}: a formula or block rendered as an error")
+        reader_page.evaluate(LOAD_SHOWN_IMAGES)
         broken = reader_page.evaluate(
             "() => [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)"
             " && getComputedStyle(i).display !== 'none').map(i => i.src)"
@@ -104,7 +117,16 @@ def test_dark_mode_swaps_figure_variants(reader_page, served_site, built_site: P
             .filter(i => getComputedStyle(i).display !== 'none').map(i => i.getAttribute('src'))"""
         light = reader_page.evaluate(shown)
         assert light and all(src.endswith("#only-light") for src in light), (path, light)
+        reader_page.evaluate(LOAD_SHOWN_IMAGES)
+        fetched = reader_page.evaluate(FETCHED_SVGS)
+        assert not [n for n in fetched if ".dark.svg" in n], f"{path}: a light reader downloads dark figures"
         reader_page.evaluate("() => document.body.setAttribute('data-md-color-scheme', 'slate')")
         dark = reader_page.evaluate(shown)
         assert dark and all(src.endswith("#only-dark") for src in dark), (path, dark)
         assert len(dark) == len(light)
+        reader_page.evaluate(LOAD_SHOWN_IMAGES)
+        unloaded = reader_page.evaluate(
+            "() => [...document.querySelectorAll('figure img')].filter(i => getComputedStyle(i).display !== 'none'"
+            " && !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
+        )
+        assert not unloaded, f"{path}: dark figures did not load: {unloaded}"

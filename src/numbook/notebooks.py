@@ -110,14 +110,8 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.stylesheets[name] = css
         href = posixpath.relpath(f"{self.config.css_dir}/{name}", posixpath.dirname(page.file.dest_uri) or ".")
         link = f'<link rel="stylesheet" href="{html.escape(href)}">\n'
-        first = True
-
-        def replace(_: re.Match) -> str:
-            nonlocal first
-            out, first = (link if first else ""), False
-            return out
-
-        return _STYLE.sub(replace, html_text)
+        first = _STYLE.search(html_text).start()
+        return html_text[:first] + link + _STYLE.sub("", html_text[first:])
 
     def _add_download_link(self, html_text: str, page) -> str:
         name = posixpath.basename(page.file.src_uri)

@@ -102,15 +102,19 @@ def figure_html(fig: FigureOutput, label: str, url_for: Callable[[str], str], ba
     )
 
 
+def _page_dir(src_uri: str) -> str:
+    """The directory of a page's source, with a trailing slash ('' at the top)."""
+    return src_uri.rsplit("/", 1)[0] + "/" if "/" in src_uri else ""
+
+
 def figures_dir(src_uri: str) -> str:
     """Where a page's figure files go: ``<page-dir>/figures/``."""
-    d = src_uri.rsplit("/", 1)[0] + "/" if "/" in src_uri else ""
-    return f"{d}figures/"
+    return f"{_page_dir(src_uri)}figures/"
 
 
 def data_dir(src_uri: str) -> str:
-    d = src_uri.rsplit("/", 1)[0] + "/" if "/" in src_uri else ""
-    return f"{d}data/"
+    """Where a page's exported data goes: ``<page-dir>/data/``."""
+    return f"{_page_dir(src_uri)}data/"
 
 
 def _block(

@@ -55,6 +55,10 @@ LOAD_SHOWN_IMAGES = """async () => {
     }
     window.scrollTo(0, 0);
 }"""
+# Images shown (not hidden by the colour scheme) that did not load, among those matching a selector.
+UNLOADED_IMAGES = """selector => [...document.querySelectorAll(selector)]
+    .filter(i => getComputedStyle(i).display !== 'none' && !(i.complete && i.naturalWidth > 0))
+    .map(i => i.src)"""
 FETCHED_SVGS = "() => performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('.svg'))"
 
 
@@ -82,10 +86,7 @@ def test_every_page_reads_cleanly(reader_page, served_site, built_site: Path, tm
         if reader_page.locator(".katex-error, .numbook-error").count():
             problems.append(f"{path}: a formula or block rendered as an error")
         reader_page.evaluate(LOAD_SHOWN_IMAGES)
-        broken = reader_page.evaluate(
-            "() => [...document.images].filter(i => !(i.complete && i.naturalWidth > 0)"
-            " && getComputedStyle(i).display !== 'none').map(i => i.src)"
-        )
+        broken = reader_page.evaluate(UNLOADED_IMAGES, "img")
         if broken:
             problems.append(f"{path}: images not loaded: {broken}")
         if reader_page.record["foreign"]:
@@ -125,8 +126,5 @@ def test_dark_mode_swaps_figure_variants(reader_page, served_site, built_site: P
         assert dark and all(src.endswith("#only-dark") for src in dark), (path, dark)
         assert len(dark) == len(light)
         reader_page.evaluate(LOAD_SHOWN_IMAGES)
-        unloaded = reader_page.evaluate(
-            "() => [...document.querySelectorAll('figure img')].filter(i => getComputedStyle(i).display !== 'none'"
-            " && !(i.complete && i.naturalWidth > 0)).map(i => i.src)"
-        )
+        unloaded = reader_page.evaluate(UNLOADED_IMAGES, "figure img")
         assert not unloaded, f"{path}: dark figures did not load: {unloaded}"

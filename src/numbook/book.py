@@ -23,7 +23,7 @@ import yaml
 from .cache import Cache, environment_fingerprint, page_key
 from .cells import CellError, PageRun, ParsedPage
 from .figures import dark_variant
-from .numbering import FigureInfo, Labels, number_figures, number_sections, resolve_ref
+from .numbering import FigureInfo, Labels, first_sections, number_figures, number_sections, resolve_ref
 from .parse import parse_page
 from .pool import preimport, run_pages
 from .render import PageContext, RenderOptions, data_dir, figures_dir, render_page
@@ -96,6 +96,7 @@ class Book:
         self.settings = settings
         self.pages: dict[str, _Page] = {}
         self.figures: dict[str, FigureInfo] = {}
+        self.first_section: dict[str, int] = {}  # src_uri -> number of its first ## section
         self.labels = Labels({}, {}, {}, settings.page_label)
         self.errors: list[CellError] = []
         self.executed: list[str] = []  # pages run in this build
@@ -111,7 +112,11 @@ class Book:
         return os.path.relpath(path, self.settings.root).replace(os.sep, "/")
 
     def prepare(self, pages: Sequence[SourcePage]) -> list[GeneratedFile]:
-        """Parse, number, execute (or reuse) every page; returns the files to publish."""
+        """Parse, number, execute (or reuse) every page; returns the files to publish.
+
+        ``pages`` come in reading order: pages that share a part number are numbered on
+        from one to the next in that order.
+        """
         s = self.settings
         for page in pages:
             body, meta, offset = split_front_matter(page.source.replace("\r\n", "\n"))
@@ -122,12 +127,10 @@ class Book:
                 page.src_uri, display, body, offset, None if number is None else str(number), parsed,
                 errors=list(parsed.errors),
             )
-        self.figures, dup_errors = number_figures(
-            {k: (p.number, p.parsed) for k, p in self.pages.items()}, self.display
-        )
-        sections, section_errors = number_sections(
-            {k: (p.number, p.parsed) for k, p in self.pages.items()}, self.figures, self.display
-        )
+        numbered = {k: (p.number, p.parsed) for k, p in self.pages.items()}
+        self.figures, dup_errors = number_figures(numbered, self.display)
+        sections, section_errors = number_sections(numbered, self.figures, self.display)
+        self.first_section = first_sections(numbered)
         self.labels = Labels(
             self.figures, sections, {k: p.number for k, p in self.pages.items()}, s.page_label
         )
@@ -241,7 +244,9 @@ class Book:
                     f"{p.display_path}: the page's code changed between reading and rendering "
                     "(another plugin rewrote it?)"
                 )
-        ctx = PageContext(p.src_uri, p.display_path, p.number, parsed, p.run, list(p.errors))
+        ctx = PageContext(
+            p.src_uri, p.display_path, p.number, parsed, p.run, list(p.errors), self.first_section[src_uri]
+        )
         return render_page(markdown, ctx, self.labels, self.display, url_for, options)
 
 

@@ -12,6 +12,10 @@ Section ids belong to their page (two pages may both have ``{#summary}``). A lin
 numbered page itself, ``[](part4.md)``, reads "Part 4" (the word is the plugin's
 ``page_label`` option). Numbers need only the parse, not the execution, so references
 are checked even when nothing runs.
+
+A long part may be split over several pages that share one ``number``: their sections
+and figures are numbered on from page to page in the order the host gives the pages
+(the site's navigation), so adding a page after the others never renumbers them.
 """
 
 from __future__ import annotations
@@ -61,9 +65,9 @@ def number_sections(
     """
     sections: dict[tuple[str, str], SectionInfo] = {}
     errors: list[CellError] = []
-    for src_uri in sorted(pages):
-        number, parsed = pages[src_uri]
-        for k, h in enumerate(parsed.headings, start=1):
+    start = first_sections(pages)
+    for src_uri, (number, parsed) in pages.items():
+        for k, h in enumerate(parsed.headings, start=start[src_uri]):
             if h.id is None:
                 continue
             key = (src_uri, h.id)
@@ -81,6 +85,17 @@ def number_sections(
     return sections, errors
 
 
+def first_sections(pages: Mapping[str, tuple[str | None, ParsedPage]]) -> dict[str, int]:
+    """The number of each page's first ``##`` section: 1, or on from earlier pages of its part."""
+    used: dict[str, int] = {}
+    first: dict[str, int] = {}
+    for src_uri, (number, parsed) in pages.items():
+        first[src_uri] = used.get(number, 0) + 1 if number else 1
+        if number:
+            used[number] = used.get(number, 0) + len(parsed.headings)
+    return first
+
+
 def section_number(page_number: str, k: int) -> str:
     return f"{page_number}.{k}"
 
@@ -95,9 +110,9 @@ def number_figures(
     """Label every figure of every page; report duplicate ids (both places)."""
     figures: dict[str, FigureInfo] = {}
     errors: list[CellError] = []
-    for src_uri in sorted(pages):
-        number, parsed = pages[src_uri]
-        k = 0
+    used: dict[str, int] = {}  # figures numbered so far in each part
+    for src_uri, (number, parsed) in pages.items():
+        k = used.get(number, 0) if number else 0
         for cell in parsed.code_cells:
             fig = cell.options.figure
             if not fig:
@@ -115,6 +130,8 @@ def number_figures(
                 )
                 continue
             figures[fig] = FigureInfo(fig, src_uri, figure_label(number, k), cell.fence_line)
+        if number:
+            used[number] = k
     return figures, errors
 
 

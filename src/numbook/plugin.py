@@ -14,6 +14,7 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from markdown.extensions.toc import slugify as default_slugify
@@ -78,6 +79,26 @@ def pin_build_date(directory: str) -> str | None:
     return value
 
 
+def nav_paths(nav: Any) -> list[str]:
+    """The page paths of a ``nav:`` setting, in reading order (links to other sites left out)."""
+    if isinstance(nav, str):
+        return [] if "://" in nav else [nav]
+    if isinstance(nav, dict):
+        return [p for value in nav.values() for p in nav_paths(value)]
+    if isinstance(nav, list):
+        return [p for item in nav for p in nav_paths(item)]
+    return []
+
+
+def reading_order(nav: Any) -> Callable[[File], tuple[int, str]]:
+    """Sort key for pages: their place in the nav, then pages outside it by path.
+
+    Pages of one part split over several files are numbered on in this order.
+    """
+    place = {path: k for k, path in enumerate(nav_paths(nav or []))}
+    return lambda f: (place.get(f.src_uri, len(place)), f.src_uri)
+
+
 class NumbookPlugin(BasePlugin[NumbookConfig]):
     """Run each page's ``python exec`` blocks at build time and put their outputs in the page."""
 
@@ -138,7 +159,8 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:
         self.book = Book(self._settings(config))
-        pages = [SourcePage(f.src_uri, f.content_string) for f in files.documentation_pages()]
+        docs = sorted(files.documentation_pages(), key=reading_order(config.nav))
+        pages = [SourcePage(f.src_uri, f.content_string) for f in docs]
         generated = self.book.prepare(pages)
         for g in generated:
             if files.get_file_from_path(g.src_uri) is not None:

@@ -39,6 +39,7 @@ class PageContext:
     parsed: ParsedPage
     run: PageRun | None
     errors: list[CellError] = field(default_factory=list)  # parse and reference errors of this page
+    first_section: int = 1  # more than 1 when earlier pages of the same part hold sections
 
 
 def fenced(text: str, lang: str) -> str:
@@ -211,7 +212,7 @@ def render_page(
 
     if ctx.number:
         used: set[str] = set()
-        for k, h in enumerate(ctx.parsed.headings, start=1):
+        for k, h in enumerate(ctx.parsed.headings, start=ctx.first_section):
             edits.append((h.text_start, h.text_start, section_prefix(ctx.number, k)))
             if opts.attr_list and not h.has_id and opts.slugify is not None:
                 slug = base = opts.slugify(_plain(h.text), opts.separator)

@@ -79,6 +79,7 @@ def make_site(tmp_path: Path) -> Callable[..., Site]:
         plugin: dict[str, Any] | None = None,
         extensions: list[Any] | None = None,
         name: str = "site",
+        nav: list[Any] | None = None,
     ) -> Site:
         root = tmp_path / name
         root.mkdir()
@@ -90,6 +91,8 @@ def make_site(tmp_path: Path) -> Callable[..., Site]:
         }
         if extensions:
             config["markdown_extensions"] = extensions
+        if nav:
+            config["nav"] = nav
         (root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
         site = Site(root)
         for rel, text in pages.items():

@@ -61,6 +61,41 @@ def test_section_and_page_references(make_site):
     assert '<a href="https://example.org"></a>' in index
 
 
+FIGURE_BLOCK = """
+```python exec figure="{fig}" caption="A line." alt="A rising line."
+import matplotlib.pyplot as plt
+from numbook.api import figure_data
+fig, ax = plt.subplots()
+ax.plot([0, 1])
+figure_data(["x", "y"], [[0, 0], [1, 1]])
+```
+"""
+
+
+def test_a_part_split_over_pages_numbers_on_in_nav_order(make_site):
+    # Alphabetical order (alpha before zeta) is the opposite of the nav's: the nav decides.
+    first = "---\nnumber: 3\n---\n# Part three, first half\n\n## One {#p3-one}\n\n## Two {#p3-two}\n" + FIGURE_BLOCK.format(fig="fig-first")
+    second = (
+        "---\nnumber: 3\n---\n# Part three, second half\n\n## Three {#p3-three}\n"
+        + FIGURE_BLOCK.format(fig="fig-second")
+        + "\nBack to [](part3-zeta.md#p3-two) and [](part3-zeta.md#fig-first); here [](#fig-second).\n"
+    )
+    site = make_site(
+        {"index.md": "# Home\n\n[](part3-alpha.md#p3-three) is in [](part3-alpha.md).\n",
+         "part3-zeta.md": first, "part3-alpha.md": second},
+        extensions=["attr_list", "toc"],
+        nav=["index.md", "part3-zeta.md", "part3-alpha.md"],
+    )
+    site.build()
+    zeta, alpha = site.main("part3-zeta"), site.main("part3-alpha")
+    assert re.search(r'<h2 id="p3-two">3\.2 Two</h2>', zeta)
+    assert re.search(r'<h2 id="p3-three">3\.3 Three</h2>', alpha)
+    assert "Figure 3.1" in zeta and "Figure 3.2" in alpha
+    assert ">Section 3.2</a>" in alpha and ">Figure 3.1</a>" in alpha and ">Figure 3.2</a>" in alpha
+    home = site.main()
+    assert ">Section 3.3</a>" in home and ">Part 3</a>" in home
+
+
 def test_page_label_option(make_site):
     site = make_site({"part4.md": PART, "index.md": OTHER}, plugin={"page_label": "Chapter"}, extensions=["attr_list"])
     site.build()

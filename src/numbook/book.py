@@ -177,7 +177,7 @@ class Book:
                     root=s.root,
                     watch=watch,
                     decimals=s.decimals,
-                    timeout=max([float(s.timeout), *limits]),
+                    timeout=max(limits) if limits else float(s.timeout),  # a page may ask for less, too
                 )
             )
         if jobs:

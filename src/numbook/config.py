@@ -16,7 +16,9 @@ class NumbookConfig(base.Config):
     #: Pages executed at the same time, each in its own process. Default: the CPU count.
     workers = c.Optional(c.Type(int))
     #: Seconds a page may run before it is stopped and reported. A block's
-    #: ``timeout="SECONDS"`` option can raise the limit for its page.
+    #: ``timeout="SECONDS"`` option sets the limit for its page instead (the largest,
+    #: when several blocks give one): more for a slow page, less while previewing code
+    #: that may never stop.
     timeout = c.Type((int, float), default=60)
     #: Digits after the decimal point for every float in tables and inline values
     #: (see ``numbook.format``).

@@ -23,6 +23,9 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
+from .preview import log_shown_on_page
+from .render import ShownProblem, problem_box, problem_mark, problems_summary
+
 log = logging.getLogger("mkdocs.plugins.numbook.katex")
 
 ASSETS = Path(__file__).parent / "katex_assets"
@@ -31,6 +34,7 @@ _FORMULA = re.compile(
     r'<(?P<tag>span|div) class="arithmatex">(?P<open>\\\(|\\\[)(?P<tex>.*?)(?:\\\)|\\\])</(?P=tag)>',
     re.S,
 )
+_TITLE = re.compile(r"\s*<h1\b.*?</h1>", re.S | re.I)
 _HEX_COLOUR = re.compile(r"#(?=[0-9a-fA-F]{6}\b)")
 
 
@@ -141,27 +145,37 @@ class KatexPlugin(BasePlugin[KatexConfig]):
 
     def on_page_content(self, html_text: str, *, page, config, files) -> str:
         errors: list[str] = []
+        shown: list[ShownProblem] = []
         source = page.file.content_string if page.file.abs_src_path else ""
 
         def replace(match: re.Match) -> str:
             tex = html.unescape(match["tex"])
+            display = match["open"] == "\\["
             try:
-                out = render(tex, match["open"] == "\\[", self.preamble)
+                out = render(tex, display, self.preamble)
             except pykatex.ParseError as error:
                 line = source_line(source, tex)
                 where = f"docs/{page.file.src_uri}" + (f":{line}" if line else "")
-                reason = describe(error, len(self.preamble))
-                errors.append(f"{where}: bad TeX: {reason}\n    {tex.strip()}")
-                return (f'<span class="numbook-error" role="alert">Bad TeX ({html.escape(str(error))}): '
-                        f'<code>{html.escape(tex)}</code></span>')
+                reason = f"bad TeX: {describe(error, len(self.preamble))}"
+                errors.append(f"{where}: {reason}\n    {tex.strip()}")
+                problem = ShownProblem(where, reason, tex.strip(), f"numbook-tex-problem-{len(shown) + 1}", display)
+                shown.append(problem)
+                return problem_box(problem) if display else problem_mark(problem)
             out = use_color_variables(out, self.color_names)
             if self.config.search_exclude:
                 out = out.replace('class="katex"', 'class="katex" data-search-exclude', 1)
             return out
 
         html_text = _FORMULA.sub(replace, html_text)
+        if shown:
+            title = _TITLE.match(html_text)  # the summary goes under the page's title
+            at = title.end() if title else 0
+            html_text = html_text[:at] + problems_summary(shown, what="bad formula") + html_text[at:]
         for error in errors:
-            log.error("numbook-katex: %s", error)
+            if self.serving:
+                log_shown_on_page(log, f"numbook-katex: {error}")
+            else:
+                log.error("numbook-katex: %s", error)
         self.errors.extend(errors)
         return html_text
 

@@ -29,6 +29,7 @@ from .config import NumbookConfig
 from .errors import format_errors
 from .figures import DEFAULT_DARK_COLORS
 from .pool import default_workers
+from .preview import log_shown_on_page
 from .render import RenderOptions
 
 log = logging.getLogger("mkdocs.plugins.numbook")
@@ -170,7 +171,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             message = format_errors(self.book.errors)
             if not self.serving:
                 raise PluginError(message)
-            log.error(message)
+            log_shown_on_page(log, message)  # each page shows its own; the rebuild completes
         return files
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:

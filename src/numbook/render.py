@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .cells import CellError, CellOutput, CodeCell, FigureOutput, InlineCell, ParsedPage, PageRun
@@ -56,16 +56,69 @@ def _indent(text: str, indent: str) -> str:
     return "\n".join(indent + line if line.strip() else line for line in text.split("\n"))
 
 
-def error_html(err: CellError) -> str:
-    """The visible error box shown under `mkdocs serve`."""
-    body = f"{err.location()}: {err.reason}"
-    if err.traceback:
-        body += "\n\n" + err.traceback
+@dataclass(frozen=True)
+class ShownProblem:
+    """A problem as a preview page shows it (`mkdocs serve`; `mkdocs build` stops instead)."""
+
+    where: str  # "docs/page.md:LINE", what the terminal prints too
+    reason: str
+    detail: str = ""  # the traceback, or the formula
+    anchor: str | None = None  # id of its mark where it happened; None: shown only in the summary
+    boxed: bool = False  # its mark is a box that holds the detail (an inline mark cannot)
+
+    @classmethod
+    def of(cls, err: CellError, anchor: str | None = None, boxed: bool = False) -> ShownProblem:
+        return cls(err.location(), err.reason, err.traceback, anchor, boxed)
+
+
+def _html_block_text(text: str) -> str:
+    """Escaped text that keeps a raw HTML block open: a blank line would end it in Markdown."""
+    return re.sub(r"(?m)^([ \t]*)\n", r"\1&#10;", html.escape(text))
+
+
+def _html_inline_text(text: str) -> str:
+    """Escaped text that Markdown's inline syntax leaves alone inside raw inline HTML."""
+    return html.escape(text).translate({ord(c): f"&#{ord(c)};" for c in "`*_[]\\"})
+
+
+def problem_box(problem: ShownProblem) -> str:
+    """The box shown where a block (or a display formula) failed: page:line, reason, detail."""
+    anchor = f' id="{problem.anchor}"' if problem.anchor else ""
+    detail = f"<pre><code>{_html_block_text(problem.detail)}</code></pre>\n" if problem.detail else ""
     return (
-        '<div class="admonition failure numbook-error">\n'
-        f'<p class="admonition-title">numbook error at {html.escape(err.location())}</p>\n'
-        f"<pre><code>{html.escape(body).replace(chr(10) + chr(10), chr(10) + '&#10;')}</code></pre>\n"
-        "</div>"
+        f'<div class="admonition failure numbook-error"{anchor}>\n'
+        f'<p class="admonition-title">Error at {html.escape(problem.where)}</p>\n'
+        f"<p>{_html_block_text(problem.reason)}</p>\n{detail}</div>"
+    )
+
+
+def problem_mark(problem: ShownProblem) -> str:
+    """The mark shown inside a sentence where an inline value, link or formula failed."""
+    anchor = f' id="{problem.anchor}"' if problem.anchor else ""
+    return f'<code class="numbook-error"{anchor}>{_html_inline_text(f"{problem.where}: {problem.reason}")}</code>'
+
+
+def problems_summary(problems: Sequence[ShownProblem], what: str = "problem") -> str:
+    """The box at the top of a page with problems: each one, linked to its mark, so none is missed.
+
+    ``what`` names one problem in the title ("problem", "bad formula"). A detail
+    (traceback, formula) that no box in the page holds is written here.
+    """
+    items = []
+    for p in problems:
+        where = html.escape(p.where)
+        if p.anchor:
+            where = f'<a href="#{p.anchor}">{where}</a>'
+        item = f"<li>{where}: {_html_block_text(p.reason)}"
+        if p.detail and not p.boxed:
+            item += f"<pre><code>{_html_block_text(p.detail)}</code></pre>"
+        items.append(item + "</li>")
+    count = f"{len(problems)} {what}" + ("s" if len(problems) != 1 else "")
+    return (
+        '<div class="admonition failure numbook-problems" role="alert">\n'
+        f'<p class="admonition-title">{count} on this page: <code>mkdocs build</code> stops on '
+        f'{"it" if len(problems) == 1 else "them"}, this preview shows where</p>\n'
+        "<ul>\n" + "\n".join(items) + "\n</ul>\n</div>"
     )
 
 
@@ -165,10 +218,26 @@ def render_page(
     figures = labels.figures
     outputs = {o.index: o for o in ctx.run.outputs} if ctx.run else {}
     run_error = ctx.run.error if ctx.run else None
+    problems: list[tuple[int, ShownProblem]] = []  # under `mkdocs serve`: (line, problem), for the summary
 
-    for err in ctx.errors:
-        if err.span is not None and opts.show_errors:
-            edits.append((err.span[0], err.span[1], "\n" + error_html(err) + "\n\n"))
+    def show(err: CellError, *, boxed: bool) -> str:
+        """The page's mark for ``err`` where it happened (a box, or a mark in a sentence)."""
+        marked = sum(p.anchor is not None for _, p in problems)
+        problem = ShownProblem.of(err, f"numbook-problem-{marked + 1}", boxed)
+        problems.append((err.line, problem))
+        return problem_box(problem) if boxed else problem_mark(problem)
+
+    if opts.show_errors:
+        for err in ctx.errors:
+            if err.span is None:
+                problems.append((err.line, ShownProblem.of(err)))  # no place in the text: the summary holds it
+            elif _whole_lines(text, *err.span):  # a block (bad options): the box replaces it
+                indent = re.match(r"[ \t]*", text[err.span[0] :]).group()  # type: ignore[union-attr]
+                edits.append((*err.span, "\n" + _indent(show(err, boxed=True), indent) + "\n\n"))
+            else:  # inside a sentence (a link, an empty inline value)
+                edits.append((*err.span, show(err, boxed=False)))
+        if run_error is not None and run_error.cell not in {c.index for c in ctx.parsed.cells}:
+            problems.append((run_error.line, ShownProblem.of(run_error)))  # stopped before its first block
 
     for cell in ctx.parsed.cells:
         failed = run_error is not None and run_error.cell == cell.index
@@ -177,7 +246,7 @@ def render_page(
             if opts.enabled and out is not None and out.value is not None and not failed:
                 value = out.value
             elif failed and opts.show_errors:
-                value = f'<code class="numbook-error">{html.escape(run_error.location() + ": " + run_error.reason)}</code>'
+                value = show(run_error, boxed=False)  # type: ignore[arg-type]
             else:
                 value = "`` " + cell.expr + " ``"
             edits.append((cell.start, cell.end, value))
@@ -190,7 +259,7 @@ def render_page(
             if failed and opts.show_errors:
                 if out is not None and out.stdout:
                     chunks.append(fenced(out.stdout, "{.text .numbook-output}"))
-                chunks.append(error_html(run_error))
+                chunks.append(show(run_error, boxed=True))  # type: ignore[arg-type]
             elif cell.options.figure and cell.options.figure in figures:
                 # Not run (plugin disabled, or an earlier block failed): keep the anchor and number.
                 info = figures[cell.options.figure]
@@ -203,12 +272,15 @@ def render_page(
         edits.append((cell.start, cell.end, "\n" + _indent(body, cell.indent) + "\n\n"))
 
     for ref in ctx.parsed.refs:
-        label, err = resolve_ref(ref, ctx.src_uri, labels, display)
-        if label is None:
-            if opts.show_errors and err is not None:
-                edits.append((ref.start, ref.end, f'<code class="numbook-error">{html.escape(err.reason)}</code>'))
-            continue
-        edits.append((ref.start, ref.end, f"[{label}]" + text[ref.start + 2 : ref.end]))
+        label, _ = resolve_ref(ref, ctx.src_uri, labels, display)
+        if label is not None:  # a broken link is among ctx.errors, shown above under `serve`
+            edits.append((ref.start, ref.end, f"[{label}]" + text[ref.start + 2 : ref.end]))
+
+    if problems:
+        title = re.match(r"#[ \t][^\n]*\n", text)  # under the page's title, when it opens the page
+        at = title.end() if title else 0
+        in_page_order = [p for _, p in sorted(problems, key=lambda lp: lp[0])]
+        edits.append((at, at, "\n" + problems_summary(in_page_order) + "\n\n"))
 
     if ctx.number:
         used: set[str] = set()
@@ -227,6 +299,13 @@ def render_page(
                     edits.append((h.line_end, h.line_end, f" {{ #{slug} }}"))
 
     return _apply(text, edits)
+
+
+def _whole_lines(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is whole lines (a block), not a piece of a sentence."""
+    starts_line = start == 0 or text[start - 1] == "\n"
+    ends_line = end == len(text) or text[end - 1] == "\n"
+    return starts_line and ends_line
 
 
 def _plain(md: str) -> str:

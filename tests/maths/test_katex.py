@@ -40,10 +40,10 @@ def make_site(tmp_path: Path, pages: dict[str, str]) -> Path:
     return tmp_path
 
 
-def build_site(root: Path, monkeypatch) -> Path:
+def build_site(root: Path, monkeypatch, *, command: str = "build", strict: bool = False) -> Path:
     monkeypatch.syspath_prepend(str(root))
-    config = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site"))
-    config.plugins.on_startup(command="build", dirty=False)
+    config = load_config(str(root / "mkdocs.yml"), site_dir=str(root / "site"), strict=strict)
+    config.plugins.on_startup(command=command, dirty=False)
     build(config)
     return root / "site"
 
@@ -86,6 +86,26 @@ def test_every_bad_formula_of_every_page_stops_the_build(tmp_path, monkeypatch, 
     assert "docs/two.md:4" in message
     assert "Undefined control sequence: \\undefinedmacro at character 1 of the formula" in message
     assert "boldsymbol" not in message  # the shared macros never leak into the author's error
+
+
+def test_serve_shows_bad_formulas_on_the_page_and_keeps_going(tmp_path, monkeypatch, caplog):
+    root = make_site(tmp_path, {"index.md": "# One\n\nfine $x$, broken $\\frac{a_b$ here\n\n$$\n\\sqrt{x\n$$\n"})
+    html = (build_site(root, monkeypatch, command="serve", strict=True) / "index.html").read_text()
+    # Each bad formula is marked where it was: in the sentence, and as a box for display maths.
+    assert ('<code class="numbook-error" id="numbook-tex-problem-1">docs/index.md:3: bad TeX: '
+            "Unexpected end of input") in html
+    assert '<div class="admonition failure numbook-error" id="numbook-tex-problem-2">' in html
+    assert '<p class="admonition-title">Error at docs/index.md:6</p>' in html
+    # The summary under the title lists both, with the formula whose box is not on the page.
+    summary = html.split('<div class="admonition failure numbook-problems" role="alert">', 1)[1]
+    assert html.index("</h1>") < html.index("numbook-problems") < html.index("numbook-tex-problem-1")
+    assert "2 bad formulas on this page" in summary
+    assert '<a href="#numbook-tex-problem-1">docs/index.md:3</a>' in summary
+    assert "<pre><code>\\frac{a_b</code></pre>" in summary
+    assert html.count('class="katex"') == 1  # the good formula still renders
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert any("docs/index.md:3: bad TeX" in m for m in errors)
+    assert any("docs/index.md:6: bad TeX" in m for m in errors)
 
 
 def test_hex_colours_are_escaped_but_arguments_kept():

@@ -37,12 +37,14 @@ class Site:
     def page(self, rel: str, text: str) -> Path:
         return self.write(f"docs/{rel}", text)
 
-    def build(self, *, serve: bool = False, site_dir: Path | None = None, **overrides: Any) -> Any:
-        """Build the site; return the numbook plugin instance."""
+    def build(
+        self, *, serve: bool = False, strict: bool = False, site_dir: Path | None = None, **overrides: Any
+    ) -> Any:
+        """Build the site (as `mkdocs serve` would when ``serve``); return the numbook plugin instance."""
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
 
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = {"strict": strict}
         if site_dir is not None:
             kwargs["site_dir"] = str(site_dir)
         config = load_config(str(self.root / "mkdocs.yml"), **kwargs)

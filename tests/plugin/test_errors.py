@@ -79,7 +79,7 @@ def test_every_failing_page_is_reported(make_site):  # g
     assert "fine.md" not in message
 
 
-def test_serve_shows_errors_in_the_page_and_keeps_going(make_site):  # g
+def test_serve_shows_errors_in_the_page_and_keeps_going(make_site, caplog):  # g
     site = make_site({
         "index.md": """
             # Served
@@ -102,6 +102,12 @@ def test_serve_shows_errors_in_the_page_and_keeps_going(make_site):  # g
             ```python exec nonsense
             pass
             ```
+
+            A link to [](#nowhere_at_all) and a value `{py} undefined_name`.
+
+            ## Twice {#twice}
+
+            ## Twice again {#twice}
         """,
         "ok.md": """
             ```python exec
@@ -109,17 +115,44 @@ def test_serve_shows_errors_in_the_page_and_keeps_going(make_site):  # g
             ```
         """,
     })
-    site.build(serve=True)  # does not raise
+    site.build(serve=True, strict=True)  # strict counts warnings and errors, but not these
     page = site.main()
     assert '<pre class="numbook-output"><code class="language-text">before' in page
-    assert '<div class="admonition failure numbook-error">' in page
-    assert "docs/index.md:8: block raised ValueError: &lt;bad&gt; thing" in page
+    assert '<div class="admonition failure numbook-error" id="numbook-problem-1">' in page
+    assert '<p class="admonition-title">Error at docs/index.md:8</p>' in page
+    assert "block raised ValueError: &lt;bad&gt; thing" in page
     assert "<bad>" not in page
     assert 'print(&quot;after&quot;)' in page and "language-text\">after" not in page  # shown, not run
     assert "<code>1 + 1</code>" in page
+    # The summary under the title links to the box.
+    summary = page.split('<div class="admonition failure numbook-problems" role="alert">', 1)[1].split("</div>", 1)[0]
+    assert page.index("numbook-problems") < page.index("numbook-error")
+    assert '<li><a href="#numbook-problem-1">docs/index.md:8</a>: block raised ValueError' in summary
+
     bad = site.main("bad")
-    assert "numbook-error" in bad and "docs/bad.md:1: unknown option &#x27;nonsense&#x27;" in bad
+    assert '<p class="admonition-title">Error at docs/bad.md:1</p>' in bad
+    assert "unknown option &#x27;nonsense&#x27;" in bad
+    # In a sentence: a mark, its Markdown characters left alone (no <em> from the underscores).
+    assert ('<code class="numbook-error" id="numbook-problem-2">docs/bad.md:5: reference to unknown figure '
+            "or section id &#x27;nowhere&#95;at&#95;all&#x27;</code>") in bad
+    # A problem with no place in the text (a duplicate heading id) is in the summary only.
+    assert "docs/bad.md:9: id &#x27;twice&#x27; is already used on this page, line 7" in bad
     assert "ok page ran" in site.main("ok")
+
+    # The terminal still says where, at ERROR, once per build.
+    errors = [r for r in caplog.records if r.levelname == "ERROR" and r.name == "mkdocs.plugins.numbook"]
+    assert len(errors) == 1
+    assert "docs/index.md:8: block raised ValueError" in errors[0].getMessage()
+    assert "docs/bad.md:1: unknown option" in errors[0].getMessage()
+
+
+def test_serve_still_aborts_on_other_warnings_in_strict_mode(make_site):
+    """Only the problems a page shows are let through: MkDocs' own warnings still count."""
+    from mkdocs.exceptions import Abort
+
+    site = make_site({"index.md": "# Home\n\n[a missing page](missing.md)\n"})
+    with pytest.raises(Abort, match="strict mode"):
+        site.build(serve=True, strict=True)
 
 
 def test_hanging_block_is_stopped_at_its_line(make_site):  # g
@@ -142,6 +175,19 @@ def test_hanging_block_is_stopped_at_its_line(make_site):  # g
     assert time.monotonic() - start < 20
     assert "docs/index.md:7: timed out" in message
     assert "2 s" in message
+
+
+def test_block_timeout_option_lowers_the_limit(make_site):
+    site = make_site({"index.md": """
+        ```python exec timeout="1"
+        while True:
+            pass
+        ```
+    """}, plugin={"timeout": 60})
+    start = time.monotonic()
+    message = build_error(site)
+    assert time.monotonic() - start < 30
+    assert "docs/index.md:1: timed out: the page ran longer than 1 s" in message
 
 
 def test_block_timeout_option_raises_the_limit(make_site):

@@ -1,0 +1,137 @@
+"""Benchmark writing with `mkdocs serve`: how long from saving a file to seeing it in the browser.
+
+Starts the real `mkdocs serve` on a copy of the book (the book's own files are never touched),
+then, several times over, saves one kind of edit and polls the served page over HTTP until the
+edit shows:
+  prose          one sentence of a chapter changed (no block runs)
+  code           a block added to the chapter (the chapter runs again)
+  engine         a comment added to an engine module (the pages that import it run again)
+  error appears  a block that raises added to the chapter (its box shows on the page)
+  error clears   that block fixed (the box is gone, the block's output shows)
+Reports, for each, the median and range of the wall time from saving to seeing, and of the CPU
+time the serve process and its page workers used meanwhile (less disturbed than wall time when
+the machine is shared), with the number of pages each rebuild executed.
+
+Usage: uv run python benchmarks/serve_bench.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTER, CHAPTER_URL = "docs/part2-one-head.md", "/part2-one-head/"
+ENGINE = "src/tinyformer/models/onehead.py"
+SENTENCE = re.compile(r"Attention removes both limits( \(edit \d+\))?")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Server:
+    def __init__(self, root: Path) -> None:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.root, self.url, self.log = root, f"http://127.0.0.1:{port}", root / "serve.log"
+        with self.log.open("w") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, stdout=out, stderr=subprocess.STDOUT,
+            )
+
+    def cpu(self) -> float:
+        """CPU seconds of the serve process and of the page workers it has reaped."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / TICKS
+
+    def page(self, path: str) -> str | None:
+        try:
+            with urllib.request.urlopen(self.url + path, timeout=10) as response:
+                return response.read().decode("utf-8")
+        except OSError:
+            return None  # not started yet, or the site directory is being rewritten
+
+    def wait(self, path: str, seen: Callable[[str], bool], limit: float = 300) -> None:
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                sys.exit(f"mkdocs serve exited:\n{self.log.read_text()[-3000:]}")
+            page = self.page(path)
+            if page is not None and seen(page):
+                return
+            time.sleep(0.05)
+        sys.exit(f"{path}: edit not seen after {limit} s\n{self.log.read_text()[-3000:]}")
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGINT)  # as Ctrl-C: it removes its temporary site
+        self.process.wait(timeout=60)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="serve-bench-") as tmp:
+        root = Path(tmp)
+        for name in ("docs", "overrides", "src"):
+            shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+        chapter, engine = root / CHAPTER, root / ENGINE
+        original, engine_source = chapter.read_text(), engine.read_text()
+
+        server = Server(root)
+        start = time.monotonic()
+        server.wait("/", lambda page: True)
+        print(f"first build (empty cache) served after {time.monotonic() - start:.1f} s")
+        results: dict[str, list[tuple[float, float]]] = {}
+
+        def measure(kind: str, save: Callable[[], None], seen: Callable[[str], bool]) -> None:
+            cpu, start, logged = server.cpu(), time.monotonic(), len(server.log.read_text())
+            save()
+            server.wait(CHAPTER_URL, seen)
+            if kind == "engine":  # the page looks the same: wait for the rebuild to finish
+                while "Reloading browsers" not in server.log.read_text()[logged:]:
+                    time.sleep(0.05)
+            wall, used = time.monotonic() - start, server.cpu() - cpu
+            executed = re.findall(r"numbook: (\d+) pages executed", server.log.read_text()[logged:])
+            results.setdefault(kind, []).append((wall, used))
+            print(f"{kind:14} {wall:6.2f} s wall {used:6.2f} s CPU   pages executed: {', '.join(executed)}")
+            time.sleep(1)  # let the browser-reload poll settle before the next save
+
+        for n in range(args.runs):
+            current = chapter.read_text()
+            code = f'\n```python exec\nprint("new", "block", {n})\n```\n'
+            failing = f'\n```python exec\nraise ValueError("edit {n}")\n```\n'
+            fixed = f'\n```python exec\nprint("fixed", "{n}")\n```\n'
+            measure("prose", lambda: chapter.write_text(SENTENCE.sub(f"Attention removes both limits (edit {n})", current)),
+                    lambda page: f"(edit {n})" in page)
+            measure("code", lambda: chapter.write_text(original + code), lambda page: f"new block {n}" in page)
+            measure("engine", lambda: engine.write_text(engine_source + f"\n# edit {n}\n"), lambda page: True)
+            measure("error appears", lambda: chapter.write_text(original + failing),
+                    lambda page: f"ValueError: edit {n}" in page and "numbook-error" in page)
+            measure("error clears", lambda: chapter.write_text(original + fixed),
+                    lambda page: f"fixed {n}" in page and "numbook-error" not in page)
+        server.stop()
+
+    print(f"\nmedian (min-max) of {args.runs} runs: wall s from saving to seeing | CPU s used meanwhile")
+    for kind, runs in results.items():
+        wall, cpu = [w for w, _ in runs], [c for _, c in runs]
+        print(f"{kind:14} {statistics.median(wall):5.2f} ({min(wall):.2f}-{max(wall):.2f}) | "
+              f"{statistics.median(cpu):5.2f} ({min(cpu):.2f}-{max(cpu):.2f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -3,7 +3,7 @@
 `pymdownx.arithmatex` (generic mode) wraps each formula in `<span class="arithmatex">\\(…\\)</span>`
 or `<div class="arithmatex">\\[…\\]</div>`. This plugin replaces those wrappers with KaTeX's
 HTML+MathML, serves KaTeX's stylesheet and fonts from the site, and stops the build on bad TeX
-with the page, the line and KaTeX's message. It knows nothing about the book's subject: shared
+with the page, the line and KaTeX's message (under `mkdocs serve` the page shows them instead). It knows nothing about the book's subject: shared
 macros come from a dotted "module:attribute" path named in `mkdocs.yml`.
 """
 

@@ -111,6 +111,20 @@ def test_generation_encodes_the_source_once(fitted, monkeypatch):
     assert np.allclose(out["cross_K"], out["encoded"] @ fitted["cross_W_K"], rtol=0, atol=1e-15)
 
 
+@pytest.mark.parametrize("generate", [e.generate, e.generate_uncached], ids=["cached", "uncached"])
+def test_generation_work_record_matches_the_projections_counted(generate, fitted):
+    """The rows each step says it computed are the rows it projected (counted in MACs)."""
+    with count_macs() as counter:
+        out = generate(fitted, RIVER[0])
+    records = [out["work_before"], *(s["work"] for s in out["steps"])]
+    projected = sum(3 * w["encoder"][0] + 2 * w["cross K, V"][0] + 3 * w["self K, V"][0] + w["query"][0]
+                    for w in records)  # encoder Q, K, V; cross K, V; French Q, K, V; cross query
+    assert counter.by_tag["qkv"] == projected * e.D_MODEL * e.D_MODEL
+    if generate is e.generate:
+        assert [s["work"]["self K, V"] for s in out["steps"]] == [(1, 0), (1, 1), (1, 2)]
+        assert all(s["work"]["cross K, V"] == (0, 4) for s in out["steps"])
+
+
 def test_cached_generation_does_less_work(fitted):
     with count_macs() as cached:
         e.generate(fitted, RIVER[0])

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import nn
 from ..generation import greedy_generate
+from ..graph import Dataflow, DataflowBuilder
 from ..ops import matmul
 
 
@@ -196,3 +197,71 @@ def generate(params: dict, prompt_ids, n_new: int, use_cache: bool = True) -> di
         step=lambda cache, tid: step(params, cache, tid),
         cache_size=cache_size,
     )
+
+
+# ---- the forward pass as a graph (for diagrams; see tinyformer.graph) ----
+
+
+def dataflow(params: dict, ids, readout: str = "all", targets=None) -> Dataflow:
+    """The stack's causal pass as a checked graph; block l's node ids start with "b{l}.", head h's with "b{l}.h{h}.".
+
+    Each block is a group, so a picture can show the whole model (collapse each block)
+    or one pre-norm block (keep one block, collapse its heads).
+    """
+    cfg = config_from_params(params)
+    out = forward(params, ids, readout)
+    g = DataflowBuilder(f"pre-norm decoder, {cfg.n_layers} blocks of {cfg.n_heads} heads")
+    g.array("ids", out["ids"], "token ids")
+    g.array("tok_rows", params["tok"][out["ids"]], "token rows", "e")
+    g.op("lookup", ["ids"], "tok_rows", "tok[t]", {"tok": params["tok"]})
+    g.array("pos_rows", params["pos"][: len(out["ids"])], "position rows", "e")
+    g.op("positions", ["ids"], "pos_rows", "pos[i]", {"pos": params["pos"]})
+    g.array("x0", out["residual"][0], "input rows", "e")
+    g.op("add", ["tok_rows", "pos_rows"], "x0", "+")
+    x = "x0"
+    for l, cache in enumerate(out["blocks"]):
+        x = _graph_block(g, params, l, x, cache)
+    g.array("final", out["final_rows"], "normalised rows", "e")
+    g.op("layernorm", [x], "final", "LayerNorm", {"lnf.gamma": params["lnf.gamma"], "lnf.beta": params["lnf.beta"]})
+    g.array("read", out["final_rows"][out["readout_rows"]], "final row" if readout == "last" else "every row", "e")
+    g.op("rows", ["final"], "read", "last row" if readout == "last" else "all rows", rows=out["readout_rows"])
+    g.array("logits", out["logits"], "logits")
+    g.op("readout_tied", ["read"], "logits", "× tokᵀ (tied)", {"tok": params["tok"]})
+    g.array("probs", out["probs"], "probabilities")
+    g.op("softmax", ["logits"], "probs", "softmax")
+    if targets is not None:
+        g.array("loss", nn.cross_entropy_forward(out["logits"], targets)[0], "loss")
+        g.op("cross_entropy", ["logits"], "loss", "−log p(target)", targets=np.asarray(targets))
+    return g.build()
+
+
+def _graph_block(g: DataflowBuilder, params: dict, l: int, x: str, cache: dict) -> str:
+    """Block l: x + MHA(LN1(x)), then + FFN(LN2(.)); returns the id of its output rows."""
+    b, p = f"b{l}.", f"block{l}."
+    heads = cache["mh"]["heads"]
+    with g.grouped(f"block {l + 1}"):
+        g.array(b + "a", heads[0]["x_q"], "normalised rows", "e")
+        g.op("layernorm", [x], b + "a", "LayerNorm 1", {p + "ln1.gamma": params[p + "ln1.gamma"],
+                                                        p + "ln1.beta": params[p + "ln1.beta"]})
+        messages = []
+        for h, head in enumerate(heads):
+            with g.grouped(f"block {l + 1}, head {h + 1}"):
+                w = {k: params[f"{p}head{h}.{k}"] for k in ("W_Q", "W_K", "W_V")}
+                messages.append(g.attention(f"{b}h{h}.", b + "a", b + "a", head, w, param_prefix=f"{p}head{h}.",
+                                            mask=head["mask"], mask_label="causal mask"))
+        if len(messages) > 1:
+            g.array(b + "concat", cache["mh"]["concat"], "messages side by side", "v")
+            g.op("concat", messages, b + "concat", "concatenate")
+            messages = [b + "concat"]
+        g.array(b + "attn", cache["attn_update"], "attention update", "d")
+        g.op("matmul", messages, b + "attn", "× W_O", {p + "W_O": params[p + "W_O"]})
+        g.array(b + "mid", cache["x_mid"], "rows after attention", "p")
+        g.op("add", [x, b + "attn"], b + "mid", "residual +")
+        g.array(b + "f", cache["ffn"]["c1"]["x"], "normalised rows", "e")
+        g.op("layernorm", [b + "mid"], b + "f", "LayerNorm 2", {p + "ln2.gamma": params[p + "ln2.gamma"],
+                                                               p + "ln2.beta": params[p + "ln2.beta"]})
+        g.array(b + "ffn", cache["ffn_update"], "feed-forward update", "d")
+        g.op("ffn", [b + "f"], b + "ffn", "FFN", {p + f"ffn.{k}": params[p + f"ffn.{k}"] for k in ("W1", "b1", "W2", "b2")})
+        g.array(b + "out", cache["out"], f"rows after block {l + 1}", "p")
+        g.op("add", [b + "mid", b + "ffn"], b + "out", "residual +")
+    return b + "out"

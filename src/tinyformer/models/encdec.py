@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from tinyformer import paramio
+from tinyformer.graph import Dataflow, DataflowBuilder
 from tinyformer.nn import (
     attention_backward,
     attention_forward,
@@ -190,6 +191,7 @@ def _decoder_step(params: dict, token: int, pos: int, self_kv: list, cross_kv: t
     """Process the newest prefix token only, reading cached self and cross keys/values."""
     x = embedding_forward(params["tgt_embed"], [token])[0] + positions_forward(params["tgt_pos"], 1, pos)[0]  # (1, 3)
     row = x[0]  # (3,)
+    cached = sum(k.shape[0] for k, _ in self_kv)  # French key/value rows kept from earlier steps
     self_kv.append((matmul(x, params["dec_W_K"], tag="qkv"), matmul(x, params["dec_W_V"], tag="qkv")))
     K, V = (np.concatenate(part, axis=0) for part in zip(*self_kv))  # (t+1, 3) each, grown by one row
     self_step = _attend_row(matmul(x, params["dec_W_Q"], tag="qkv"), K, V, params["dec_W_O"])
@@ -198,7 +200,9 @@ def _decoder_step(params: dict, token: int, pos: int, self_kv: list, cross_kv: t
     cross_step = _attend_row(q, *cross_kv, params["cross_W_O"])
     cross_row = self_row + cross_step["update"]  # (3,)
     logits = matmul(cross_row[None, :], params["W_vocab"], tag="vocab")[0] + params["b_vocab"]  # (5,)
-    return {"self": self_step, "cross": cross_step, "logits": logits, "probs": softmax(logits)}
+    work = {"encoder": (0, 0), "cross K, V": (0, cross_kv[0].shape[0]), "self K, V": (x.shape[0], cached),
+            "query": (x.shape[0], 0)}
+    return {"self": self_step, "cross": cross_step, "logits": logits, "probs": softmax(logits), "work": work}
 
 
 def generate(params: dict[str, np.ndarray], source: Tokens, max_new: int = TGT_LEN) -> dict:
@@ -207,13 +211,15 @@ def generate(params: dict[str, np.ndarray], source: Tokens, max_new: int = TGT_L
     cross_kv = (matmul(enc["encoded"], params["cross_W_K"], tag="qkv"),  # (4, 3)
                 matmul(enc["encoded"], params["cross_W_V"], tag="qkv"))  # (4, 3)
     prefix, self_kv, steps = [BOS], [], []
+    before = {"encoder": (enc["encoded"].shape[0], 0), "cross K, V": (cross_kv[0].shape[0], 0),
+              "self K, V": (0, 0), "query": (0, 0)}
     for pos in range(min(max_new, TGT_LEN)):
         step = _decoder_step(params, prefix[-1], pos, self_kv, cross_kv)
         steps.append(step)
         prefix.append(int(np.argmax(step["probs"])))
         if prefix[-1] == EOS:
             break
-    return _generation_result(prefix, steps, enc, cross_kv)
+    return {**_generation_result(prefix, steps, enc, cross_kv), "work_before": before}
 
 
 def generate_uncached(params: dict[str, np.ndarray], source: Tokens, max_new: int = TGT_LEN) -> dict:
@@ -221,17 +227,27 @@ def generate_uncached(params: dict[str, np.ndarray], source: Tokens, max_new: in
     prefix, steps = [BOS], []
     for _ in range(min(max_new, TGT_LEN)):
         out = forward(params, source, prefix)
+        n_src, n = out["encoded"].shape[0], len(prefix)
         steps.append({"self": {"weights": out["decoder_self"]["weights"][-1]},  # last row only
                       "cross": {"weights": out["cross"]["weights"][-1]},
-                      "logits": out["logits"][-1], "probs": out["probs"][-1]})
+                      "logits": out["logits"][-1], "probs": out["probs"][-1],
+                      "work": {"encoder": (n_src, 0), "cross K, V": (out["cross"]["K"].shape[0], 0),
+                               "self K, V": (out["decoder_self"]["K"].shape[0], 0),
+                               "query": (out["cross"]["Q"].shape[0], 0)}})
         prefix.append(int(np.argmax(out["probs"][-1])))
         if prefix[-1] == EOS:
             break
-    return _generation_result(prefix, steps, encode(params, source), None)
+    return {**_generation_result(prefix, steps, out, None),  # the last pass holds the encoded rows
+            "work_before": {"encoder": (0, 0), "cross K, V": (0, 0), "self K, V": (0, 0), "query": (0, 0)}}
 
 
 def _generation_result(prefix: list[int], steps: list[dict], enc: dict, cross_kv) -> dict:
-    """Collect the generated tokens and each step's rows into arrays the chapter can show."""
+    """Collect the generated tokens and each step's rows into arrays the chapter can show.
+
+    Each step's "work" (and "work_before", the set-up before the first step) gives, for
+    the encoder's rows, the cross-attention keys and values, the French self-attention
+    keys and values, and the query rows, a pair (rows computed, cached rows reused).
+    """
     return {"ids": prefix, "tokens": [TGT_VOCAB[i] for i in prefix], "steps": steps,
             "cross_weights": np.array([s["cross"]["weights"] for s in steps]),  # (steps, 4)
             "probs": np.array([s["probs"] for s in steps]),  # (steps, 5)
@@ -257,3 +273,61 @@ def load_checkpoint(path: Path = PARAMS_PATH) -> dict:
 def load_params(path: Path = PARAMS_PATH) -> dict[str, np.ndarray]:
     """The fitted parameters the chapter uses."""
     return paramio.load_arrays(path, PARAM_SHAPES)
+
+
+# ---- the forward pass as a graph (for diagrams; see tinyformer.graph) ----
+
+
+def dataflow(params: dict[str, np.ndarray], source: Tokens, decoder_input: Tokens,
+             target: Tokens | None = None) -> Dataflow:
+    """Encoder, masked decoder and the cross-attention bridge as one checked graph.
+
+    English arrays sit in lane "English", French ones (cross-attention included) in lane
+    "French"; each attention block is a group. With `target` the graph ends in the loss.
+    """
+    out = forward(params, source, decoder_input)
+    g = DataflowBuilder("encoder-decoder with cross-attention")
+    with g.grouped(lane="English"):
+        g.array("src_ids", out["source_ids"], "English token ids")
+        g.array("src_rows", out["source_rows"], "English rows", "e")
+        g.op("embed", ["src_ids"], "src_rows", "src_embed[x] + src_pos[j]",
+             {"src_embed": params["src_embed"], "src_pos": params["src_pos"]})
+        _graph_block(g, params, "enc", "src_rows", "src_rows", out["encoder"],
+                     ("encoded", out["encoded"], "encoded English rows"))
+    with g.grouped(lane="French"):
+        g.array("tgt_ids", out["decoder_ids"], "French token ids")
+        g.array("tgt_rows", out["target_rows"], "French rows", "e")
+        g.op("embed", ["tgt_ids"], "tgt_rows", "tgt_embed[y] + tgt_pos[i]",
+             {"tgt_embed": params["tgt_embed"], "tgt_pos": params["tgt_pos"]})
+        _graph_block(g, params, "dec", "tgt_rows", "tgt_rows", out["decoder_self"],
+                     ("self_rows", out["self_rows"], "French rows after self-attention"),
+                     mask=causal_mask(len(out["decoder_ids"])))
+        _graph_block(g, params, "cross", "self_rows", "encoded", out["cross"],
+                     ("cross_rows", out["cross_rows"], "French rows after cross-attention"))
+        g.array("logits", out["logits"], "logits")
+        g.op("linear", ["cross_rows"], "logits", "× W_vocab + b_vocab",
+             {"W_vocab": params["W_vocab"], "b_vocab": params["b_vocab"]})
+        g.array("probs", out["probs"], "probabilities")
+        g.op("softmax", ["logits"], "probs", "softmax")
+        if target is not None:
+            labels = target_ids(target)
+            g.array("loss", cross_entropy_forward(out["logits"], labels)[0], "loss")
+            g.op("cross_entropy", ["logits"], "loss", "−log p(label)", targets=labels)
+    return g.build()
+
+
+BLOCK_NAMES = {"enc": "encoder self-attention", "dec": "masked self-attention", "cross": "cross-attention"}
+
+
+def _graph_block(g: DataflowBuilder, params: dict, blk: str, x_q: str, x_kv: str, view: dict,
+                 result: tuple[str, np.ndarray, str], mask: np.ndarray | None = None) -> None:
+    """One attention block in the graph: the head, its W_O update, and the residual sum `result`."""
+    with g.grouped(BLOCK_NAMES[blk]):
+        projections = {w: params[f"{blk}_{w}"] for w in ("W_Q", "W_K", "W_V")}
+        msg = g.attention(f"{blk}.", x_q, x_kv, view, projections, param_prefix=f"{blk}_",
+                          mask=mask, mask_label="causal mask")
+        g.array(f"{blk}.update", view["update"], "update ΔE", "d")
+        g.op("matmul", [msg], f"{blk}.update", "× W_O", {f"{blk}_W_O": params[f"{blk}_W_O"]})
+    rows_id, rows, label = result
+    g.array(rows_id, rows, label, "p")
+    g.op("add", [x_q, f"{blk}.update"], rows_id, "residual +")

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import nn
 from ..generation import greedy_generate
+from ..graph import Dataflow, DataflowBuilder
 from ..ops import matmul
 from ..paramio import arrays_from_json, read_json
 
@@ -155,3 +156,45 @@ def generate(params: dict, prompt_ids, n_new: int, use_cache: bool = True) -> di
         step=(lambda cache, tid: step(params, cache, tid)),
         cache_size=lambda cache: {"keys": cache["K"].shape[0], "values": cache["V"].shape[0]},
     )
+
+
+# ---- the forward pass as a graph (for diagrams; see tinyformer.graph) ----
+
+
+def dataflow(params: dict, ids, readout: str = "last", targets=None) -> Dataflow:
+    """The causal pass over `ids` as a checked graph: every node an array of `forward`, every op re-run.
+
+    With `targets` (one per readout row) the graph ends in the mean cross-entropy loss.
+    """
+    out = forward(params, ids, readout)
+    g = DataflowBuilder("one causal attention head and its prediction MLP")
+    g.array("ids", out["ids"], "token ids")
+    g.array("tok_rows", out["tok_rows"], "token rows", "e")
+    g.op("lookup", ["ids"], "tok_rows", "E_tok[t]", {"E_tok": params["E_tok"]})
+    g.array("pos_rows", out["pos_rows"], "position rows", "e")
+    g.op("positions", ["ids"], "pos_rows", "P[i]", {"P": params["P"]})
+    g.array("E", out["E"], "input rows E", "e")
+    g.op("add", ["tok_rows", "pos_rows"], "E", "+")
+    with g.grouped("attention head"):
+        message = g.attention("", "E", "E", out, params, mask=out["mask"], mask_label="causal mask")
+        g.array("update", out["update"], "update ΔE", "d")
+        g.op("matmul", [message], "update", "× W_O", {"W_O": params["W_O"]})
+    g.array("E_prime", out["E_prime"], "updated rows E′", "p")
+    g.op("add", ["E", "update"], "E_prime", "residual +")
+    read = "final row" if readout == "last" else "every row"
+    g.array("read", out["E_prime"][out["readout_rows"]], read, "p")
+    g.op("rows", ["E_prime"], "read", "last row" if readout == "last" else "all rows", rows=out["readout_rows"])
+    with g.grouped("prediction MLP"):
+        g.array("pre", out["pre"], "hidden, before ReLU")
+        g.op("linear", ["read"], "pre", "× W1 + b1", {"W1": params["W1"], "b1": params["b1"]})
+        g.array("hidden", out["hidden"], "hidden units")
+        g.op("relu", ["pre"], "hidden", "ReLU")
+        g.array("logits", out["logits"], "logits")
+        g.op("linear", ["hidden"], "logits", "× W2 + b2", {"W2": params["W2"], "b2": params["b2"]})
+    g.array("probs", out["probs"], "probabilities")
+    g.op("softmax", ["logits"], "probs", "softmax")
+    if targets is not None:
+        loss, _, _ = nn.cross_entropy_forward(out["logits"], targets)
+        g.array("loss", loss, "loss")
+        g.op("cross_entropy", ["logits"], "loss", "−log p(target)", targets=np.asarray(targets))
+    return g.build()

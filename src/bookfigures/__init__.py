@@ -22,12 +22,14 @@ _HOMES = {
     "bar_sizes": "bars",
     "book_style": "style",
     "cost_curves": "curves",
+    "dataflow_diagram": "dataflow",
     "loss_curve": "curves",
     "matrix_view": "grids",
     "probability_bars": "bars",
     "row_before_after": "bars",
     "shape_diagram": "diagrams",
     "step_rows": "grids",
+    "work_steps": "dataflow",
 }
 
 
@@ -42,10 +44,12 @@ __all__ = [  # noqa: F822 - resolved lazily by __getattr__
     "bar_sizes",
     "book_style",
     "cost_curves",
+    "dataflow_diagram",
     "loss_curve",
     "matrix_view",
     "probability_bars",
     "row_before_after",
     "shape_diagram",
     "step_rows",
+    "work_steps",
 ]

@@ -52,6 +52,46 @@ def _heat10() -> Figure:
 
 LOGITS5 = np.array([-1.0, 0.2, 2.5, 0.9, -0.3])
 
+
+def part2_graph():
+    """The Part 2 head as the chapter draws it: from the input rows to the probabilities."""
+    from tinyformer.models import onehead
+
+    g = onehead.dataflow(onehead.load_params(), onehead.encode(onehead.RIVER_SENTENCE))
+    g = g.collapse(["ids", "tok_rows", "pos_rows", "E"], into="E", label="input rows E")
+    return g.collapse(["read", "pre", "hidden", "logits", "probs"], into="probs",
+                      label="next-token probabilities", op_label="last row → MLP → softmax")
+
+
+def part4_graph():
+    """The encoder-decoder with both self-attention blocks folded, the bridge in full."""
+    from tinyformer.models import encdec
+
+    g = encdec.dataflow(encdec.load_params(), encdec.PAIRS[0][0], "<bos> la rive")
+    for blk, label in (("enc.", "encoder ΔE"), ("dec.", "decoder ΔE")):
+        g = g.collapse_prefix(blk, into=blk + "update", label=label, op_label="self-attention")
+    return g.collapse(["cross.scores", "cross.weights"], into="cross.weights", label="A",
+                      op_label="softmax(Q Kᵀ / √3)")
+
+
+def decoder_block_graph():
+    """One pre-norm block of a small two-head decoder, heads folded."""
+    from tinyformer.models import decoder_stack as ds
+
+    cfg = ds.DecoderConfig(vocab_size=7, context=9, d_model=6, n_heads=2, n_layers=2, d_ff=8)
+    g = ds.dataflow(ds.init_params(cfg, 0), [1, 2, 3, 4])
+    for h in range(cfg.n_heads):
+        g = g.collapse_prefix(f"b0.h{h}.", into=f"b0.h{h}", label=f"head {h + 1}",
+                              op_label="attention", group="block 1")
+    return g.only([n.id for n in g.nodes if n.id.startswith("b0.")])
+
+
+WORK = [{"encoder": (4, 0), "cross K, V": (4, 0), "self K, V": (0, 0), "query": (0, 0)},
+        {"encoder": (0, 0), "cross K, V": (0, 4), "self K, V": (1, 0), "query": (1, 0)},
+        {"encoder": (0, 0), "cross K, V": (0, 4), "self K, V": (1, 1), "query": (1, 0)}]
+WORK_COLUMNS = {"encoder": ("encoder rows", "p"), "cross K, V": ("cross K, V", "k"),
+                "self K, V": ("French K, V", "v"), "query": ("query", "q")}
+
 EXAMPLES: dict[str, Example] = {
     "heatmap_causal_10x10": Example(_heat10, 10),
     "heatmap_encoder_4x4": Example(
@@ -101,6 +141,12 @@ EXAMPLES: dict[str, Example] = {
         lambda: bf.loss_curve(np.arange(0, 2001, 20),
                               3.3 * np.exp(-np.arange(0, 2001, 20) / 400) + 0.9,
                               title="Training loss"), 101),
+    "dataflow_part2": Example(lambda: bf.dataflow_diagram(part2_graph()), 13),
+    "dataflow_part4": Example(
+        lambda: bf.dataflow_diagram(part4_graph(), labels={"cross.Q": "Q", "cross.K": "K", "cross.V": "V"}), 20),
+    "dataflow_block": Example(lambda: bf.dataflow_diagram(decoder_block_graph(), title="A pre-norm block"), 12),
+    "work_steps": Example(
+        lambda: bf.work_steps(["before step 1", "step 1", "step 2"], WORK, WORK_COLUMNS), 12),
     "shape_diagram": Example(
         lambda: bf.shape_diagram([("X", 4, 3, "e"), "@", ("$W_Q$", 3, 3, "q"), "=", ("Q", 4, 3, "q")],
                                  title="Queries from input rows"), 3),

@@ -1,0 +1,481 @@
+"""Diagrams drawn from a model's dataflow graph (`tinyformer.graph.Dataflow`), never by hand.
+
+Each array is a box outlined in its legend colour, with its name and shape; each
+arrow is labelled with the operation that makes the next array ("× W_Q", "softmax").
+The layout is computed, top to bottom so that it stays narrow on a phone:
+
+* layers by longest path from the inputs; inside a layer, boxes ordered to follow
+  their inputs (barycentres), then placed as close under them as spacing allows
+  (isotonic regression, so the order is kept and boxes never overlap);
+* lanes (e.g. English and French) are columns of their own, side by side;
+* an arrow that skips layers (a residual path, values waiting for their weights) runs
+  down a channel beside its lane and enters its box from the side, so it never
+  crosses a box or a group;
+* groups (a head, a block) get a labelled frame.
+
+The picture's data table lists every arrow: from, to, the operation, and the shapes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
+from matplotlib.path import Path
+
+from ._common import attach_table, plain
+from .palette import INK, INK_GRID, INK_MUTED, ROLE_COLORS, ROLE_NAMES
+from .style import new_figure, styled
+
+LABEL_SIZE = 10.0  # box name
+SHAPE_SIZE = 9.0  # box shape, arrow and frame labels
+BOX_H = 0.44  # inches
+LAYER_GAP = 0.42  # vertical room for an arrow and its label
+BOX_GAP = 0.16  # horizontal room between boxes of a layer
+LANE_GAP = 0.3
+CHANNEL = 0.16  # spacing of the side channels that skipping arrows run down
+PAD = 0.1
+FRAME_FOOT = 0.2  # room for a group's name under its last boxes
+
+
+@dataclass
+class _Box:
+    id: str
+    label: str
+    shape: str
+    role: str | None
+    group: str | None
+    lane: str
+    layer: int
+    width: float
+    x: float = 0.0  # centre, inches
+
+    @property
+    def left(self) -> float:
+        return self.x - self.width / 2
+
+    @property
+    def right(self) -> float:
+        return self.x + self.width / 2
+
+
+def _text_width(text: str, size: float) -> float:
+    """Width in inches of `text` set in the house font (mathtext included), measured, not guessed."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    prop = FontProperties(size=size)  # the house style's sans-serif (figures are built inside it)
+    width, _, _ = TextToPath().get_text_width_height_descent(text, prop, ismath="$" in text)
+    return width / 72.0
+
+
+def _layers(graph) -> dict[str, int]:
+    """Longest path from the graph's inputs; an input sits just above its first reader."""
+    layer: dict[str, int] = {}
+    for node in graph.nodes:  # nodes come in the order the pass made them
+        op = graph.producer(node.id)
+        layer[node.id] = 0 if op is None else 1 + max(layer[i] for i in op.inputs)
+    for node in graph.sources:
+        readers = [layer[op.output] for op in graph.consumers(node.id)]
+        if readers:
+            layer[node.id] = min(readers) - 1
+    return layer
+
+
+def _isotonic(desired: list[float], gaps: list[float]) -> list[float]:
+    """Positions closest to `desired` (least squares) with x[i+1] - x[i] >= gaps[i] (pool adjacent violators)."""
+    offsets = np.concatenate([[0.0], np.cumsum(gaps)])
+    target = np.asarray(desired) - offsets
+    blocks: list[list[float]] = []  # [mean, weight]
+    for t in target:
+        blocks.append([t, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            m2, w2 = blocks.pop()
+            m1, w1 = blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2])
+    fitted = np.concatenate([[m] * int(w) for m, w in blocks])
+    return list(fitted + offsets)
+
+
+def _place(boxes: dict[str, _Box], preds: Mapping[str, list[str]], succs: Mapping[str, list[str]],
+           skippers: set[str]) -> None:
+    """Order each (lane, layer) row by barycentre and place it under its inputs."""
+    rows: dict[tuple[str, int], list[_Box]] = defaultdict(list)
+    lane_order = {lane: k for k, lane in enumerate(dict.fromkeys(b.lane for b in boxes.values()))}
+    for b in boxes.values():
+        rows[(b.lane, b.layer)].append(b)
+
+    def settle(row: list[_Box], neighbours: Mapping[str, list[str]]) -> None:
+        desired, side = [], []
+        for b in row:
+            near = [boxes[n].x for n in neighbours[b.id] if boxes[n].lane == b.lane]
+            desired.append(float(np.mean(near)) if near else b.x)
+            # a box fed only from another lane goes to the end of its row that faces that lane
+            other = [lane_order[boxes[n].lane] - lane_order[b.lane] for n in neighbours[b.id]
+                     if boxes[n].lane != b.lane]
+            side.append(0 if near or not other else int(np.sign(np.mean(other))))
+        # among boxes fed from another lane, one whose output skips layers goes outermost,
+        # so its side channel is reached without crossing its neighbours
+        outer = [side[i] * (row[i].id in skippers) for i in range(len(row))]
+        order = sorted(range(len(row)), key=lambda i: (side[i], outer[i], desired[i], i))
+        row[:] = [row[i] for i in order]
+        desired = [desired[i] for i in order]
+        gaps = [(a.width + b.width) / 2 + BOX_GAP for a, b in zip(row, row[1:])]
+        for b, x in zip(row, _isotonic(desired, gaps)):
+            b.x = x
+
+    layers = sorted({layer for _, layer in rows})
+    for row in rows.values():  # first guess: side by side, centred
+        gaps = [(a.width + b.width) / 2 + BOX_GAP for a, b in zip(row, row[1:])]
+        for b, x in zip(row, _isotonic([0.0] * len(row), gaps)):
+            b.x = x
+    for _ in range(4):
+        for layer in layers:
+            for (lane, lay), row in rows.items():
+                if lay == layer:
+                    settle(row, preds)
+        for layer in reversed(layers):
+            for (lane, lay), row in rows.items():
+                if lay == layer:
+                    settle(row, succs)
+        for layer in layers:  # end on a downward pass: boxes sit under what feeds them
+            for (lane, lay), row in rows.items():
+                if lay == layer:
+                    settle(row, preds)
+
+
+def _arrow(ax, verts: Sequence[tuple[float, float]], *, curved: bool = False) -> None:
+    codes = [Path.MOVETO] + [Path.LINETO] * (len(verts) - 1)
+    ax.add_patch(FancyArrowPatch(path=Path(verts, codes), arrowstyle="-|>", mutation_scale=9,
+                                 color=INK_MUTED, linewidth=1.0, shrinkA=0, shrinkB=0,
+                                 joinstyle="round", capstyle="round"))
+
+
+def _label_text(text: str) -> str:
+    """Arrow and box labels: parameter names like W_Q keep their subscript (mathtext), the rest is literal."""
+    import re
+
+    parts = re.split(r"\b([A-Za-z])_([A-Za-z0-9]+)\b", text)
+    out = []
+    for k, piece in enumerate(parts):
+        if k % 3 == 0:
+            out.append(plain(piece))
+        elif k % 3 == 1:
+            sub = parts[k + 1]
+            out.append(f"${piece}_{{{sub}}}$" if len(sub) == 1 else f"${piece}_{{\\mathrm{{{sub}}}}}$")
+    return "".join(out)
+
+
+@styled
+def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
+                     labels: Mapping[str, str] | None = None,
+                     op_labels: Mapping[str, str] | None = None) -> Figure:
+    """Draw a dataflow graph: arrays as boxes in their legend colours, operations on the arrows.
+
+    `labels` renames boxes and `op_labels` the operation making a box (both keyed by node
+    id), for this picture only: a phone-width picture may say "Q" where the graph says
+    "queries Q". Groups get a frame, lanes a column. The data table has one row per arrow
+    with the shapes it joins, so the numbers in the picture can be read as text.
+    """
+    if op_labels:
+        graph = replace(graph, ops=tuple(replace(op, label=op_labels.get(op.output, op.label))
+                                         for op in graph.ops))
+    names = {n.id: (labels or {}).get(n.id, n.label) for n in graph.nodes}
+    layer = _layers(graph)
+    lanes = list(dict.fromkeys(n.lane or "" for n in graph.nodes))
+    boxes = {}
+    for n in graph.nodes:
+        width = max(_text_width(_label_text(names[n.id]), LABEL_SIZE), _text_width(n.shape_text, SHAPE_SIZE)) + 2 * PAD
+        boxes[n.id] = _Box(n.id, names[n.id], n.shape_text, n.role, n.group, n.lane or "", layer[n.id], width)
+    preds: dict[str, list[str]] = defaultdict(list)
+    succs: dict[str, list[str]] = defaultdict(list)
+    edges = graph.edges()
+    for e in edges:
+        if layer[e.target] - layer[e.source] == 1:
+            preds[e.target].append(e.source)
+            succs[e.source].append(e.target)
+    _place(boxes, preds, succs, {e.source for e in edges if layer[e.target] - layer[e.source] > 1})
+
+    # lanes side by side; skip channels on each lane's sides
+    long_edges = [e for e in edges if layer[e.target] - layer[e.source] > 1]
+    channels = _channels(long_edges, boxes, layer)
+    shift = 0.0
+    for lane in lanes:
+        members = [b for b in boxes.values() if b.lane == lane]
+        left_n = max((c + 1 for (ln, side), c in channels.values() if ln == lane and side < 0), default=0)
+        right_n = max((c + 1 for (ln, side), c in channels.values() if ln == lane and side > 0), default=0)
+        lo = min(b.left for b in members) - left_n * CHANNEL - (PAD if left_n else 0)
+        for b in members:
+            b.x += shift - lo
+        hi = max(b.right for b in members) + right_n * CHANNEL + (PAD if right_n else 0)
+        shift = hi + LANE_GAP
+    width = shift - LANE_GAP
+    n_layers = max(layer.values()) + 1
+    groups = [g for g in dict.fromkeys(n.group for n in graph.nodes) if g]
+    # a layer where a group's frame ends gets room under it for the frame's name
+    framed = [g for g in groups if sum(n.group == g for n in graph.nodes) > 1]
+    ends = {max(layer[n.id] for n in graph.nodes if n.group == g) for g in framed}
+    tops = np.cumsum([0.0] + [BOX_H + LAYER_GAP + (FRAME_FOOT if k in ends else 0.0)
+                              for k in range(n_layers - 1)])
+    legend_rows = 0
+    used = [r for r in ROLE_COLORS if any(n.role == r for n in graph.nodes)]
+    if legend:
+        legend_rows = -(-len(used) // 2)
+    top = 0.35 if title else 0.05
+    height = top + tops[-1] + BOX_H + (FRAME_FOOT if n_layers - 1 in ends else 0.0) + 0.1 + 0.22 * legend_rows + (0.15 if legend_rows else 0)
+    fig = new_figure(width + 0.1, height)
+    fig.set_layout_engine("none")
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(-0.05, width + 0.05)
+    ax.set_ylim(height, 0)
+    ax.set_axis_off()
+
+    def y_top(b: _Box) -> float:
+        return top + tops[b.layer]
+
+    for g in groups:
+        if sum(b.group == g for b in boxes.values()) < 2:
+            continue  # a group collapsed into one box needs no frame
+        _frame(ax, g, [b for b in boxes.values() if b.group == g], y_top, channels, long_edges)
+    for b in boxes.values():
+        _draw_box(ax, b, y_top(b))
+    _draw_edges(ax, graph, boxes, layer, y_top, channels, ends)
+    if title:
+        ax.text(0.0, 0.05, plain(title), ha="left", va="top", color=INK, fontsize=11, fontweight="bold")
+    if legend and used:
+        handles = [Patch(facecolor="none", edgecolor=ROLE_COLORS[r], linewidth=1.8, label=ROLE_NAMES[r])
+                   for r in used]
+        fig.legend(handles=handles, loc="lower left", ncols=2, fontsize=SHAPE_SIZE, handlelength=1.2,
+                   bbox_to_anchor=(0.0, 0.0), borderaxespad=0.1, columnspacing=1.0)
+    _fit_width(fig, ax)
+    rows = [[names[e.source], graph.node(e.source).shape_text, e.op.label,
+             ", ".join(f"{p.name} ({' × '.join(map(str, p.shape))})" for p in e.op.params),
+             names[e.target], graph.node(e.target).shape_text] for e in edges]
+    return attach_table(fig, ["from", "shape in", "operation", "parameters", "to", "shape out"], rows)
+
+
+def _fit_width(fig: Figure, ax) -> None:
+    """Widen (or narrow) the figure to what was drawn, arrow labels included, keeping 1 unit = 1 inch."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    to_data = ax.transData.inverted()
+    lo, hi = np.inf, -np.inf
+    for artist in [*ax.texts, *ax.patches]:
+        box = artist.get_window_extent(renderer).transformed(to_data)
+        lo, hi = min(lo, box.x0), max(hi, box.x1)
+    for leg in fig.legends:
+        box = leg.get_window_extent(renderer).transformed(fig.dpi_scale_trans.inverted())
+        hi = max(hi, lo + box.x1 + 0.05)
+    width = hi - lo + 0.1
+    fig.set_size_inches(width, fig.get_figheight())
+    ax.set_xlim(lo - 0.05, hi + 0.05)
+
+
+def _channels(long_edges, boxes: Mapping[str, _Box], layer: Mapping[str, int]) -> dict:
+    """A side channel for each skipping arrow: (lane, side) and its index away from the lane."""
+    by_lane: dict[str, list[_Box]] = defaultdict(list)
+    for b in boxes.values():
+        by_lane[b.lane].append(b)
+    taken: dict[tuple[str, int], list[tuple[int, int, int]]] = defaultdict(list)
+    out = {}
+    for e in sorted(long_edges, key=lambda e: (layer[e.target] - layer[e.source], layer[e.source])):
+        src, dst = boxes[e.source], boxes[e.target]
+        lane_boxes = by_lane[src.lane]
+        centre = (min(b.left for b in lane_boxes) + max(b.right for b in lane_boxes)) / 2
+        side = 1 if src.x > centre + 1e-9 else -1
+        span = (layer[e.source], layer[e.target])
+        k = 0
+        while any(not (span[1] < a or b < span[0]) for a, b, c in taken[(src.lane, side)] if c == k):
+            k += 1
+        taken[(src.lane, side)].append((*span, k))
+        out[(e.source, e.target)] = ((src.lane, side), k)
+    return out
+
+
+def _lane_edge(boxes: Mapping[str, _Box], lane: str, side: int) -> float:
+    members = [b for b in boxes.values() if b.lane == lane]
+    return min(b.left for b in members) if side < 0 else max(b.right for b in members)
+
+
+def _draw_box(ax, b: _Box, y: float) -> None:
+    color = ROLE_COLORS[b.role] if b.role else INK_MUTED
+    ax.add_patch(FancyBboxPatch((b.left, y), b.width, BOX_H, boxstyle="round,pad=0,rounding_size=0.06",
+                                facecolor="none", edgecolor=color, linewidth=1.8 if b.role else 1.1))
+    ax.text(b.x, y + 0.15, _label_text(b.label), ha="center", va="center", color=INK, fontsize=LABEL_SIZE)
+    ax.text(b.x, y + 0.33, b.shape, ha="center", va="center", color=INK_MUTED, fontsize=SHAPE_SIZE)
+
+
+def _spread(n: int, i: int, left: float, right: float) -> float:
+    """Where the i-th of n arrows meets a box edge: spread over its middle half."""
+    if n == 1:
+        return (left + right) / 2
+    span = (right - left) * 0.5
+    return (left + right) / 2 - span / 2 + span * i / (n - 1)
+
+
+def _row_end(boxes: Mapping[str, _Box], b: _Box, side: int) -> bool:
+    """True when no box of b's row lies between b and its lane's side channel."""
+    row = [o for o in boxes.values() if o.lane == b.lane and o.layer == b.layer and o is not b]
+    return all(o.x < b.x for o in row) if side > 0 else all(o.x > b.x for o in row)
+
+
+def _free_room(boxes: Mapping[str, _Box], b: _Box, side: int, channel_xs: Mapping[float, tuple]) -> float:
+    """Horizontal room beside box b (towards `side`) before another box of its row or a channel."""
+    edge = b.right if side > 0 else b.left
+    walls = [o.left if side > 0 else o.right for o in boxes.values()
+             if o.layer == b.layer and o is not b and (o.x - b.x) * side > 0]
+    walls += [x for x, (a, z) in channel_xs.items() if a <= b.layer <= z and (x - b.x) * side > 0]
+    return min((abs(w - edge) for w in walls), default=np.inf)
+
+
+def _draw_edges(ax, graph, boxes, layer, y_top, channels, frame_ends) -> None:
+    outgoing: dict[str, list] = defaultdict(list)
+    incoming: dict[str, list] = defaultdict(list)
+    for e in graph.edges():
+        if (e.source, e.target) not in channels:
+            outgoing[e.source].append(e)
+            incoming[e.target].append(e)
+    for lst, key in ((outgoing, "target"), (incoming, "source")):
+        for edges in lst.values():
+            edges.sort(key=lambda e: boxes[getattr(e, key)].x)
+    channel_xs = {}  # x of each side channel, with the layers it runs through
+    for (src_id, dst_id), ((lane, side), k) in channels.items():
+        x = _lane_edge(boxes, lane, side) + side * (PAD + CHANNEL * (k + 0.5))
+        channel_xs[x] = (layer[src_id], layer[dst_id])
+    for op in graph.ops:
+        dst = boxes[op.output]
+        drawn = [i for i in op.inputs if (i, op.output) not in channels]
+        # label the arrow from the nearest input (the one a reader's eye follows)
+        first = max(op.inputs, key=lambda i: (layer[i], -op.inputs.index(i)))
+        for src_id in op.inputs:
+            src = boxes[src_id]
+            if (src_id, op.output) in channels:
+                (lane, side), k = channels[(src_id, op.output)]
+                x_ch = _lane_edge(boxes, lane, side) + side * (PAD + CHANNEL * (k + 0.5))
+                if _row_end(boxes, src, side):  # leave from the side facing the channel
+                    start = [((src.left if side < 0 else src.right), y_top(src) + BOX_H / 2)]
+                else:  # or from below, turning just under the box
+                    y = y_top(src) + BOX_H + 0.08
+                    start = [(src.x + side * src.width / 4, y_top(src) + BOX_H), (src.x + side * src.width / 4, y)]
+                if _row_end(boxes, dst, side):
+                    end = [((dst.left if side < 0 else dst.right), y_top(dst) + BOX_H / 2)]
+                else:
+                    y = y_top(dst) - 0.08
+                    end = [(dst.x + side * dst.width / 4, y), (dst.x + side * dst.width / 4, y_top(dst))]
+                verts = [*start, (x_ch, start[-1][1]), (x_ch, end[0][1]), *end]
+                _arrow(ax, verts)
+                if src_id == first and op.label:
+                    ax.text(x_ch - side * 0.04, (start[-1][1] + end[0][1]) / 2, _label_text(op.label),
+                            rotation=90, ha="center", va="bottom" if side < 0 else "top", color=INK_MUTED,
+                            fontsize=SHAPE_SIZE, rotation_mode="anchor")
+                continue
+            outs = [e.target for e in outgoing[src_id]]
+            ins = [e.source for e in incoming[op.output]]
+            x0 = _spread(len(outs), outs.index(op.output), src.left, src.right)
+            x1 = _spread(len(ins), ins.index(src_id), dst.left, dst.right)
+            y0, y1 = y_top(src) + BOX_H, y_top(dst)
+            _arrow(ax, [(x0, y0), (x1, y1)])
+            if src_id != first or not op.label:
+                continue
+            if len(drawn) > 1:  # a join: name it beside the box it makes, not on one of its arrows
+                right = _free_room(boxes, dst, 1, channel_xs) >= _free_room(boxes, dst, -1, channel_xs)
+                ax.text(dst.right + 0.06 if right else dst.left - 0.06, y1 + BOX_H / 2, _label_text(op.label),
+                        ha="left" if right else "right", va="center", color=INK_MUTED, fontsize=SHAPE_SIZE)
+                continue
+            y_start = y0 + (FRAME_FOOT if src.layer in frame_ends else 0.0)
+            ym = (y_start + y1) / 2
+            xm = x0 + (x1 - x0) * (ym - y0) / (y1 - y0)
+            text = _label_text(op.label)
+            need = _text_width(text, SHAPE_SIZE) + 0.08
+            right = x1 >= x0 - 1e-9
+            if abs(x1 - x0) < 1e-9:  # a straight arrow: the side where the label meets no channel
+                walls = [x for x, (a, z) in channel_xs.items() if a <= src.layer and dst.layer <= z]
+                room_right = min((x - xm for x in walls if x > xm), default=np.inf)
+                room_left = min((xm - x for x in walls if x < xm), default=np.inf)
+                right = room_right >= need or room_right >= room_left
+            ax.text(xm + (0.05 if right else -0.05), ym, text, ha="left" if right else "right",
+                    va="center", color=INK_MUTED, fontsize=SHAPE_SIZE)
+
+
+def _frame(ax, name: str, members: list[_Box], y_top, channels, long_edges) -> None:
+    left = min(b.left for b in members) - 0.08
+    right = max(b.right for b in members) + 0.08
+    top = min(y_top(b) for b in members) - 0.08
+    bottom = max(y_top(b) for b in members) + BOX_H + FRAME_FOOT
+    ax.add_patch(FancyBboxPatch((left, top), right - left, bottom - top,
+                                boxstyle="round,pad=0,rounding_size=0.08", facecolor="none",
+                                edgecolor=INK_GRID, linewidth=1.0, linestyle=(0, (4, 2))))
+    ax.text(left + 0.06, bottom - 0.03, plain(name), ha="left", va="bottom", color=INK_MUTED,
+            fontsize=SHAPE_SIZE, fontstyle="italic")
+
+
+WORK_SQUARE = 0.15  # inches: one row of an array
+WORK_STEP = 0.19
+
+
+@styled
+def work_steps(step_labels: Sequence[str], work: Sequence[Mapping[str, tuple[int, int]]],
+               columns: Mapping[str, tuple[str, str]], *, title: str | None = None) -> Figure:
+    """Which rows each generation step computes and which it reuses from the cache.
+
+    `work[s][name]` is (rows computed, rows reused) of array `name` at step `s` (as the
+    engine records it, e.g. `encdec.generate(...)["steps"][s]["work"]`); `columns` maps
+    each array name to (heading, legend role). A computed row is a filled square, a reused
+    row an outlined one, so the difference does not rest on colour.
+    """
+    if len(step_labels) != len(work):
+        raise ValueError(f"{len(step_labels)} step labels for {len(work)} steps")
+    for name, (_, role) in columns.items():
+        if role not in ROLE_COLORS:
+            raise ValueError(f"unknown role {role!r} for column {name!r}")
+    capacity = {name: max(1, *(sum(w[name]) for w in work)) for name in columns}
+    label_w = max(_text_width(plain(s), SHAPE_SIZE + 0.5) for s in step_labels) + 0.15
+    heads = {name: plain(head) for name, (head, _) in columns.items()}
+    col_w = {name: max(capacity[name] * WORK_STEP, *(_text_width(line, SHAPE_SIZE) for line in heads[name].split("\n"))) + 0.22
+             for name in columns}
+    head_h = 0.2 + 0.15 * max(h.count("\n") + 1 for h in heads.values())
+    row_h = 0.34
+    width = label_w + sum(col_w.values())
+    top = 0.3 if title else 0.0
+    height = top + head_h + row_h * len(work) + 0.45
+    fig = new_figure(width, height)
+    fig.set_layout_engine("none")
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)
+    ax.set_axis_off()
+    if title:
+        ax.text(0.0, 0.05, plain(title), ha="left", va="top", color=INK, fontsize=11, fontweight="bold")
+    x = label_w
+    starts = {}
+    for name in columns:
+        starts[name] = x
+        ax.text(x, top + head_h - 0.08, heads[name], ha="left", va="bottom", color=INK, fontsize=SHAPE_SIZE,
+                linespacing=1.1)
+        x += col_w[name]
+    rows = []
+    for s, (label, w) in enumerate(zip(step_labels, work)):
+        y = top + head_h + row_h * s + row_h / 2
+        ax.text(0.0, y, plain(label), ha="left", va="center", color=INK, fontsize=SHAPE_SIZE + 0.5)
+        for name, (_, role) in columns.items():
+            new, kept = w[name]
+            color = ROLE_COLORS[role]
+            for k in range(kept + new):
+                fresh = k >= kept  # cached rows first, then the rows this step adds
+                ax.add_patch(FancyBboxPatch((starts[name] + k * WORK_STEP, y - WORK_SQUARE / 2), WORK_SQUARE,
+                                            WORK_SQUARE, boxstyle="square,pad=0", linewidth=1.3,
+                                            edgecolor=color, facecolor=color if fresh else "none"))
+            if new + kept == 0:
+                ax.text(starts[name], y, "–", ha="left", va="center", color=INK_MUTED, fontsize=SHAPE_SIZE)
+            rows.append([label, heads[name].replace("\n", " "), new, kept])
+    handles = [Patch(facecolor=INK_MUTED, edgecolor=INK_MUTED, label="row computed at this step"),
+               Patch(facecolor="none", edgecolor=INK_MUTED, linewidth=1.3, label="row reused from the cache")]
+    fig.legend(handles=handles, loc="lower left", ncols=2, fontsize=SHAPE_SIZE, handlelength=1.0,
+               bbox_to_anchor=(0.0, 0.0), borderaxespad=0.1, columnspacing=1.0)
+    _fit_width(fig, ax)
+    return attach_table(fig, ["step", "array", "rows computed", "rows reused"], rows)

@@ -1,12 +1,14 @@
 """What a book page's blocks import: ``from numbook.api import table, figure_data, export, markdown, fmt``.
 
+Widgets (see `numbook.widgets`): ``switch``, ``compute`` and ``table_spec`` declare them;
+``variant`` gives a figure the other versions a switch can show.
+
 Each function works inside a build (its output goes into the page) and outside one
 (in a notebook or a test it just returns its value), so page code can be tried anywhere.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,10 +16,11 @@ from . import record
 from .data import export_json
 from .format import format_value
 from .tables import table_markdown
+from .widgets import NAME, compute, switch, table_spec
 
-__all__ = ["table", "figure_data", "export", "markdown", "fmt"]
+__all__ = ["table", "figure_data", "export", "markdown", "fmt", "variant", "switch", "compute", "table_spec"]
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_NAME = NAME
 
 
 def fmt(x: Any, decimals: int | None = None) -> str:
@@ -74,3 +77,24 @@ def markdown(text: str) -> None:
     """Put ``text`` into the page as Markdown, unescaped (the author answers for it)."""
     if record.current is not None:
         record.current.items.append({"type": "markdown", "text": str(text)})
+
+
+def variant(key: str, fig: Any, *, alt: str, caption: str | None = None) -> Any:
+    """Another version of this block's figure, which a `switch` naming the figure can show.
+
+    Call it in a ``figure=`` block once per switch option (the block's own figure, the
+    one it ends with, is what the page shows first and without JavaScript). ``alt`` is
+    this version's text alternative; ``caption`` replaces the block's caption when given.
+    Returns ``fig``.
+    """
+    if not _NAME.match(str(key)):
+        raise ValueError(f"variant key {key!r}: use letters, digits, '-', '_' and '.'")
+    rec = record.current
+    if rec is not None:
+        from .figures import variant_output
+
+        if any(v["key"] == key for v in rec.variants):
+            raise ValueError(f"variant {key!r} given twice for this figure")
+        rec.variants.append(variant_output(str(key), fig, str(alt), None if caption is None else str(caption)))
+        rec.variant_figures.append(fig)  # left open in pyplot, it is still not "the" figure
+    return fig

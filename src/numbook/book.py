@@ -22,7 +22,7 @@ import yaml
 
 from .cache import Cache, environment_fingerprint, page_key
 from .cells import CellError, PageRun, ParsedPage
-from .figures import dark_variant
+from .figures import dark_variant, variant_files
 from .numbering import FigureInfo, Labels, first_sections, number_figures, number_sections, resolve_ref
 from .parse import parse_page
 from .pool import preimport, run_pages
@@ -216,8 +216,11 @@ class Book:
                     add(base + ".light.svg", out.figure.svg, p)
                     add(base + ".dark.svg", dark_variant(out.figure.svg, self.settings.dark_colors), p)
                     add(base + ".csv", out.figure.csv, p)
+                    if out.figure.variants:
+                        for name, text in variant_files(out.figure, self.settings.dark_colors).items():
+                            add(figures_dir(p.src_uri) + name, text, p)
                 for item in out.items:
-                    if item["type"] == "export":
+                    if item["type"] in ("export", "widget"):
                         add(f"{data_dir(p.src_uri)}{item['name']}.json", item["json"], p)
         return list(files.values())
 

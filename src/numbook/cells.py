@@ -123,6 +123,8 @@ class FigureOutput:
     header: list[str]
     rows: list[list[str]]  # formatted for display
     csv: str  # full precision, for download
+    # Versions a widget can switch to: dicts with key, svg, alt, caption (or None), header, rows, csv.
+    variants: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -130,7 +132,8 @@ class CellOutput:
     """What one cell produced. `items` keep the order of api calls.
 
     item shapes: {"type": "markdown", "text": str}, {"type": "table", "markdown": str},
-    {"type": "export", "name": str, "json": str}.
+    {"type": "export", "name": str, "json": str},
+    {"type": "widget", "name": str, "json": str, "kind": str, "fallback": str}.
     """
 
     index: int

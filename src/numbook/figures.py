@@ -8,7 +8,9 @@ colour map, its dark twin reads on Material's slate page.
 
 from __future__ import annotations
 
+import html
 import io
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -43,30 +45,77 @@ def svg_of(fig: Any) -> str:
     return buf.getvalue()
 
 
-def figure_output(fig: Any, options: BlockOptions, data: tuple[list[str], list[list[Any]]] | None) -> FigureOutput:
-    """Save a block's figure with the data behind it; no data is an error."""
+def _data_of(fig: Any, data: tuple[list[str], list[list[Any]]] | None, what: str) -> dict[str, Any]:
+    """The figure's data for display (formatted rows) and download (full-precision CSV)."""
     if data is None:
         data = getattr(fig, "data_table", None)
     if data is None:
         raise ValueError(
-            f"figure {options.figure!r} has no data: call numbook.api.figure_data(header, rows) "
+            f"{what} has no data: call numbook.api.figure_data(header, rows) "
             "in the block, or set fig.data_table = (header, rows)"
         )
     header, rows = data
     header = [str(h) for h in header]
     rows = [r.tolist() if hasattr(r, "tolist") else list(r) for r in rows]
+    return {
+        "header": header,
+        "rows": [[format_value(x) if x is not None else "" for x in r] for r in rows],
+        "csv": to_csv(header, rows),
+    }
+
+
+def figure_output(
+    fig: Any,
+    options: BlockOptions,
+    data: tuple[list[str], list[list[Any]]] | None,
+    variants: list[dict] | None = None,
+) -> FigureOutput:
+    """Save a block's figure with the data behind it (no data is an error), and its variants."""
     return FigureOutput(
         fig_id=str(options.figure),
         caption=str(options.caption),
         alt=str(options.alt),
         svg=svg_of(fig),
-        header=header,
-        rows=[[format_value(x) if x is not None else "" for x in r] for r in rows],
-        csv=to_csv(header, rows),
+        variants=list(variants or []),
+        **_data_of(fig, data, f"figure {options.figure!r}"),
     )
+
+
+def variant_output(key: str, fig: Any, alt: str, caption: str | None) -> dict[str, Any]:
+    """One other version of a block's figure, for a widget to switch to (see `numbook.api.variant`)."""
+    return {"key": key, "svg": svg_of(fig), "alt": alt, "caption": caption,
+            **_data_of(fig, None, f"figure variant {key!r}")}
 
 
 def dark_variant(svg: str, colors: Mapping[str, str]) -> str:
     """The dark twin of a light SVG: each ``#rrggbb`` found in ``colors`` is replaced."""
     table = {k.lower(): v for k, v in colors.items()}
     return _HEX.sub(lambda m: table.get(m.group(0).lower(), m.group(0)), svg)
+
+
+def variant_files(fig: FigureOutput, colors: Mapping[str, str]) -> dict[str, str]:
+    """The files of a figure's variants, by name inside the page's figures directory.
+
+    Each variant gets ``<id>.<key>.light.svg``, ``.dark.svg`` and ``.csv`` (a variant
+    identical to the figure itself reuses the figure's files), and ``<id>.variants.json``
+    indexes them: for each key the three file names, the alt text, the caption, and the
+    data table as plain text, for the widget script to swap in.
+    """
+    files: dict[str, str] = {}
+    index: dict[str, dict[str, Any]] = {}
+    for v in fig.variants:
+        if v["svg"] == fig.svg and v["csv"] == fig.csv:
+            stem = fig.fig_id
+        else:
+            stem = f"{fig.fig_id}.{v['key']}"
+            files[f"{stem}.light.svg"] = v["svg"]
+            files[f"{stem}.dark.svg"] = dark_variant(v["svg"], colors)
+            files[f"{stem}.csv"] = v["csv"]
+        index[v["key"]] = {
+            "light": f"{stem}.light.svg", "dark": f"{stem}.dark.svg", "csv": f"{stem}.csv",
+            "alt": v["alt"], "caption": fig.caption if v["caption"] is None else v["caption"],
+            "header": v["header"], "rows": [[html.unescape(c) for c in r] for r in v["rows"]],
+        }
+    files[f"{fig.fig_id}.variants.json"] = json.dumps(index, sort_keys=True, ensure_ascii=False,
+                                                      separators=(",", ":")) + "\n"
+    return files

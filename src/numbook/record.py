@@ -14,6 +14,8 @@ class Recorder:
     items: list[dict[str, str]] = field(default_factory=list)
     figure_data: tuple[list[str], list[list[object]]] | None = None
     exports: set[str] = field(default_factory=set)
+    variants: list[dict] = field(default_factory=list)  # other versions of the block's figure
+    variant_figures: list[object] = field(default_factory=list)  # their Figure objects (not cached)
 
 
 current: Recorder | None = None

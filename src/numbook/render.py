@@ -141,13 +141,18 @@ def figure_html(fig: FigureOutput, label: str, url_for: Callable[[str], str], ba
     csv_url = url_for(f"{base}{fig.fig_id}.csv")
     head = "".join(f"<th>{escape_text(h)}</th>" for h in fig.header)
     rows = "\n".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in fig.rows)
+    caption = escape_text(fig.caption)
+    variants = ""
+    if fig.variants:  # a switch widget can show other versions, listed in this file
+        variants = f' data-numbook-variants="{html.escape(url_for(f"{base}{fig.fig_id}.variants.json"))}"'
+        caption = f'<span class="numbook-caption">{caption}</span>'
     return (
-        f'<figure class="numbook-figure" id="{html.escape(fig.fig_id)}">\n'
+        f'<figure class="numbook-figure" id="{html.escape(fig.fig_id)}"{variants}>\n'
         # Lazy: the browser fetches only the variant of the reader's colour scheme, and
         # only when the figure comes near the screen.
         f'<img src="{html.escape(light)}#only-light" alt="{alt}" loading="lazy" decoding="async">\n'
         f'<img src="{html.escape(dark)}#only-dark" alt="{alt}" loading="lazy" decoding="async">\n'
-        f"<figcaption>{html.escape(label)}: {escape_text(fig.caption)}</figcaption>\n"
+        f"<figcaption>{html.escape(label)}: {caption}</figcaption>\n"
         "</figure>\n"
         f'<details class="numbook-data">\n<summary>The data behind {html.escape(label)}</summary>\n'
         f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>\n"
@@ -198,6 +203,13 @@ def _block(
             chunks.append(
                 f'<div class="numbook-export" data-numbook-export="{html.escape(item["name"])}" '
                 f'data-src="{html.escape(url)}" hidden></div>'
+            )
+        elif item["type"] == "widget":
+            url = url_for(f"{data_dir(ctx.src_uri)}{item['name']}.json")
+            chunks.append(
+                f'<div class="numbook-widget" id="widget-{html.escape(item["name"])}" '
+                f'data-numbook-widget="{html.escape(item["kind"])}" data-src="{html.escape(url)}">\n'
+                f'{item["fallback"]}\n</div>'
             )
     if out.figure is not None:
         label = figures[out.figure.fig_id].label

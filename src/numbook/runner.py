@@ -242,7 +242,7 @@ def _block_figures(value: Any) -> list[Any]:
 def _collect_figure(
     cell: CodeCell, rec: record.Recorder, value: Any, job: PageJob, namespace: dict[str, Any]
 ) -> Any:
-    figs = _block_figures(value)
+    figs = [f for f in _block_figures(value) if f is value or not any(f is v for v in rec.variant_figures)]
     try:
         if cell.options.figure:
             if len(figs) != 1:
@@ -255,7 +255,9 @@ def _collect_figure(
                 caption=_fill(str(cell.options.caption), "caption", cell, job, namespace),
                 alt=_fill(str(cell.options.alt), "alt", cell, job, namespace),
             )
-            return figure_output(figs[0], options, rec.figure_data)
+            return figure_output(figs[0], options, rec.figure_data, rec.variants)
+        if rec.variants:
+            raise _BlockProblem("variant() called in a block that has no figure option")
         if figs:
             raise _BlockProblem(
                 f"block left {len(figs)} matplotlib figure(s) open but has no figure option: "

@@ -9,6 +9,9 @@ same bytes. An author who adds artists afterwards should call
 `fig.set_layout_engine("constrained")` first (and freeze again with
 `bookfigures.style.freeze_layout`).
 
+`dataflow_diagram` draws a model's wiring from its engine graph; `score_notes` writes the
+arithmetic behind attention scores for a widget to show.
+
 Site wiring: the numbook plugin's `dark_colors: bookfigures.palette:DARK_INK_MAP`, the KaTeX
 plugin's `macros: bookfigures.palette:TEX_MACROS`, and `palette.css_variables()` for CSS.
 """
@@ -27,6 +30,7 @@ _HOMES = {
     "matrix_view": "grids",
     "probability_bars": "bars",
     "row_before_after": "bars",
+    "score_notes": "notes",
     "shape_diagram": "diagrams",
     "step_rows": "grids",
     "work_steps": "dataflow",
@@ -49,6 +53,7 @@ __all__ = [  # noqa: F822 - resolved lazily by __getattr__
     "matrix_view",
     "probability_bars",
     "row_before_after",
+    "score_notes",
     "shape_diagram",
     "step_rows",
     "work_steps",

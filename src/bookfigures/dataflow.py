@@ -173,20 +173,23 @@ def _label_text(text: str) -> str:
 @styled
 def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
                      labels: Mapping[str, str] | None = None,
-                     op_labels: Mapping[str, str] | None = None) -> Figure:
+                     op_labels: Mapping[str, str] | None = None, lanes: bool = True) -> Figure:
     """Draw a dataflow graph: arrays as boxes in their legend colours, operations on the arrows.
 
     `labels` renames boxes and `op_labels` the operation making a box (both keyed by node
     id), for this picture only: a phone-width picture may say "Q" where the graph says
-    "queries Q". Groups get a frame, lanes a column. The data table has one row per arrow
-    with the shapes it joins, so the numbers in the picture can be read as text.
+    "queries Q". Groups get a frame, lanes a column (``lanes=False``: one column, narrower
+    when a lane holds few boxes). The data table has one row per arrow with the shapes it
+    joins, so the numbers in the picture can be read as text.
     """
+    if not lanes:
+        graph = replace(graph, nodes=tuple(replace(n, lane=None) for n in graph.nodes))
     if op_labels:
         graph = replace(graph, ops=tuple(replace(op, label=op_labels.get(op.output, op.label))
                                          for op in graph.ops))
     names = {n.id: (labels or {}).get(n.id, n.label) for n in graph.nodes}
     layer = _layers(graph)
-    lanes = list(dict.fromkeys(n.lane or "" for n in graph.nodes))
+    lane_names = list(dict.fromkeys(n.lane or "" for n in graph.nodes))
     boxes = {}
     for n in graph.nodes:
         width = max(_text_width(_label_text(names[n.id]), LABEL_SIZE), _text_width(n.shape_text, SHAPE_SIZE)) + 2 * PAD
@@ -204,7 +207,7 @@ def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
     long_edges = [e for e in edges if layer[e.target] - layer[e.source] > 1]
     channels = _channels(long_edges, boxes, layer)
     shift = 0.0
-    for lane in lanes:
+    for lane in lane_names:
         members = [b for b in boxes.values() if b.lane == lane]
         left_n = max((c + 1 for (ln, side), c in channels.values() if ln == lane and side < 0), default=0)
         right_n = max((c + 1 for (ln, side), c in channels.values() if ln == lane and side > 0), default=0)

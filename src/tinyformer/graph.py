@@ -184,6 +184,17 @@ class Dataflow:
         nodes = tuple(n for n in self.nodes if n.id in keep)
         return Dataflow(title or self.title, nodes, tuple(ops))
 
+    def describe(self) -> str:
+        """The graph in words, one sentence per op, e.g. for a diagram's alt text."""
+        def name(node_id: str) -> str:
+            n = self.node(node_id)
+            return f"{n.label} ({n.shape_text})"
+
+        starts = ", ".join(name(n.id) for n in self.sources)
+        steps = [f"{name(op.output)} from {' and '.join(name(i) for i in op.inputs)} by {op.label}"
+                 for op in self.ops]
+        return f"Starting from {starts}: " + "; ".join(steps) + "."
+
     def to_dict(self) -> dict:
         """Plain data (lists, strings, ints), e.g. to export beside a page or to compare in tests."""
         return {

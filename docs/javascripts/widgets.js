@@ -1,0 +1,308 @@
+// The book's one widget mechanism ("How this book is built", section Widgets).
+// A page's blocks declare widgets with numbook.api.switch / compute: each is a
+// <div data-numbook-widget="KIND" data-src="data/NAME.json"> holding the default state as
+// plain HTML. This script reads the JSON and replaces that default by controls; without
+// it the default numbers stay, computed at build time like every other number.
+(() => {
+  "use strict";
+  const MINUS = "\u2212";
+  const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+
+  // The book's number rule (numbook.format): fixed decimals, a real minus sign, scientific
+  // notation for values that would read as zero or are huge, never "−0.000".
+  function formatNumber(x, decimals) {
+    if (Number.isNaN(x)) return "NaN";
+    if (!Number.isFinite(x)) return x > 0 ? "∞" : MINUS + "∞";
+    const sign = x < 0 ? MINUS : "";
+    const a = Math.abs(x);
+    if (a !== 0 && (a < 10 ** -decimals || a >= 1e15)) {
+      let [mantissa, exponent] = a.toExponential(decimals).split("e");
+      if (mantissa.includes(".")) mantissa = mantissa.replace(/0+$/, "").replace(/\.$/, "");
+      return sign + mantissa + "×10" + String(Number(exponent)).replace(/[-0-9]/g, (c) => SUPERSCRIPT[c]);
+    }
+    const text = a.toFixed(decimals);
+    return /^[0.]+$/.test(text) ? text : sign + text;
+  }
+
+  // Compute widgets: name -> (inputs, params) => {columns: [array per output column],
+  // scalars: [number per scalar]}, in the order the page's compute(...) call lists them.
+  // Add a function here, call compute(function="name", ...) in a page, and test it against
+  // the engine in tests/site/test_widgets.py.
+  const functions = {
+    // Softmax of scores, written as the page writes it: exp(s - max) / sum. Columns:
+    // exp(s - max) and the weights; scalars: the weights' mixture of params.values rows.
+    softmax(scores, params) {
+      const top = Math.max(...scores);
+      const exps = scores.map((s) => Math.exp(s - top));
+      const total = exps.reduce((a, b) => a + b, 0);
+      const weights = exps.map((e) => e / total);
+      const rows = params.values || [];
+      const width = rows.length ? rows[0].length : 0;
+      const mixture = Array.from({ length: width }, (_, c) => weights.reduce((sum, w, j) => sum + w * rows[j][c], 0));
+      return { columns: [exps, weights], scalars: mixture };
+    },
+  };
+
+  const element = (tag, attributes = {}, text = null) => {
+    const el = document.createElement(tag);
+    for (const [key, value] of Object.entries(attributes)) el.setAttribute(key, value);
+    if (text !== null) el.textContent = text;
+    return el;
+  };
+  let counter = 0;
+  const uid = (prefix) => `${prefix}-${++counter}`;
+
+  // A table in a box that scrolls sideways on a phone, reachable and named for the keyboard.
+  function scrollBox(label, table) {
+    const box = element("div", { class: "numbook-widget-scroll", tabindex: "0", role: "region", "aria-label": label });
+    box.append(table);
+    return box;
+  }
+
+  function tableHead(table, header, align) {
+    const row = table.createTHead().insertRow();
+    header.forEach((h, j) => row.append(element("th", { scope: "col", style: `text-align: ${align[j]}` }, h)));
+  }
+
+  // ---- switch: variants computed at build time --------------------------------------------
+
+  const groups = new Map(); // group -> [{select(key)}]
+  const variantFiles = new Map(); // url -> Promise of a figure's variants index
+
+  function fillTable(table, spec, note) {
+    table.replaceChildren();
+    tableHead(table, spec.header, spec.align);
+    const body = table.createTBody();
+    const noted = [];
+    spec.rows.forEach((cells, i) => {
+      const row = body.insertRow();
+      cells.forEach((text, j) => {
+        const isIndex = spec.index && j === 0;
+        const cell = element(isIndex ? "th" : "td", { style: `text-align: ${spec.align[j]}` }, text);
+        if (isIndex) cell.setAttribute("scope", "row");
+        const explanation = spec.notes && !isIndex ? spec.notes[i][spec.index ? j - 1 : j] : null;
+        if (explanation) {
+          cell.dataset.note = explanation;
+          cell.tabIndex = -1;
+          cell.dataset.row = i;
+          cell.dataset.col = j;
+          noted.push(cell);
+        }
+        row.append(cell);
+      });
+    });
+    if (!noted.length) return;
+    noted[0].tabIndex = 0; // one stop for Tab; arrow keys move between the cells
+    const show = (cell) => {
+      table.querySelectorAll(".numbook-noted").forEach((c) => c.classList.remove("numbook-noted"));
+      cell.classList.add("numbook-noted");
+      note.textContent = cell.dataset.note;
+    };
+    const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    for (const cell of noted) {
+      cell.addEventListener("focus", () => show(cell));
+      cell.addEventListener("mouseenter", () => show(cell));
+      cell.addEventListener("keydown", (event) => {
+        const move = moves[event.key];
+        if (!move) return;
+        const [r, c] = [Number(cell.dataset.row), Number(cell.dataset.col)];
+        const candidates = noted.filter((o) => (move[0] ? o.dataset.col == c && Math.sign(o.dataset.row - r) === move[0]
+          : o.dataset.row == r && Math.sign(o.dataset.col - c) === move[1]));
+        const key = move[0] ? "row" : "col";
+        candidates.sort((a, b) => Math.abs(a.dataset[key] - cell.dataset[key]) - Math.abs(b.dataset[key] - cell.dataset[key]));
+        if (!candidates.length) return;
+        event.preventDefault();
+        cell.tabIndex = -1;
+        candidates[0].tabIndex = 0;
+        candidates[0].focus();
+      });
+    }
+  }
+
+  async function showFigureVariant(id, key) {
+    const figure = document.getElementById(id);
+    const url = figure && figure.dataset.numbookVariants;
+    if (!url) throw new Error(`figure ${id} has no variants`);
+    const absolute = new URL(url, location.href);
+    if (!variantFiles.has(url)) variantFiles.set(url, fetch(absolute).then((r) => r.json()));
+    const variant = (await variantFiles.get(url))[key];
+    if (!variant) throw new Error(`figure ${id} has no variant ${key}`);
+    const file = (name) => new URL(name, absolute).href;
+    for (const img of figure.querySelectorAll("img")) {
+      const dark = img.getAttribute("src").endsWith("#only-dark");
+      img.src = file(dark ? variant.dark : variant.light) + (dark ? "#only-dark" : "#only-light");
+      img.alt = variant.alt;
+    }
+    const caption = figure.querySelector(".numbook-caption");
+    if (caption) caption.textContent = variant.caption;
+    const data = figure.nextElementSibling;
+    if (data && data.classList.contains("numbook-data")) {
+      const table = data.querySelector("table");
+      table.replaceChildren();
+      tableHead(table, variant.header, variant.header.map(() => "left"));
+      const body = table.createTBody();
+      for (const cells of variant.rows) body.insertRow().append(...cells.map((c) => element("td", {}, c)));
+      const link = data.querySelector("a[download]");
+      if (link) {
+        link.href = file(variant.csv);
+        link.setAttribute("download", variant.csv);
+      }
+    }
+  }
+
+  function startSwitch(root, data) {
+    const name = uid("numbook-switch");
+    const fieldset = element("fieldset", { class: "numbook-switch" });
+    fieldset.append(element("legend", {}, data.label));
+    const radios = data.options.map(([key, label]) => {
+      const input = element("input", { type: "radio", name, value: key });
+      const wrap = element("label");
+      wrap.append(input, element("span", {}, label));
+      fieldset.append(wrap);
+      return input;
+    });
+    const hasNotes = data.tables.some((t) => Object.values(t).some((spec) => spec.notes));
+    const note = element("p", { class: "numbook-note", role: "status" },
+      hasNotes ? "Focus or point at a number in the table to see how it was computed." : "");
+    const tables = data.tables.map(() => element("table"));
+    root.replaceChildren(fieldset, ...tables.map((t) => scrollBox(`${data.label}: table`, t)));
+    if (hasNotes) root.append(note);
+    const member = {
+      select(key) {
+        radios.forEach((r) => { r.checked = r.value === key; });
+        data.tables.forEach((variants, k) => fillTable(tables[k], variants[key], note));
+        root.dataset.selected = key;
+      },
+      figures: data.figures,
+    };
+    if (!groups.has(data.group)) groups.set(data.group, []);
+    groups.get(data.group).push(member);
+    member.select(data.default);
+    fieldset.addEventListener("change", (event) => selectInGroup(data.group, event.target.value));
+  }
+
+  async function selectInGroup(group, key) {
+    const members = groups.get(group);
+    members.forEach((m) => m.select(key));
+    const figures = new Set(members.flatMap((m) => m.figures));
+    await Promise.all([...figures].map((id) => showFigureVariant(id, key)));
+  }
+
+  // ---- compute: the browser evaluates a small formula as the reader types ----------------
+
+  function startCompute(root, data) {
+    const compute = functions[data.function];
+    if (!compute) throw new Error(`no compute function "${data.function}"`);
+    const fmt = (x) => formatNumber(x, data.decimals);
+    selfCheck(data, compute);
+    const table = element("table");
+    const align = ["left", "right", ...data.columns.map(() => "right")];
+    tableHead(table, ["", data.input_label, ...data.columns], align);
+    const body = table.createTBody();
+    const inputs = [];
+    const outputCells = data.names.map((name, i) => {
+      const row = body.insertRow();
+      row.append(element("th", { scope: "row" }, name));
+      const input = element("input", {
+        type: "number", step: String(data.step), value: String(data.inputs[i]), inputmode: "decimal",
+        "aria-label": `${data.input_label} for ${name}`,
+      });
+      inputs.push(input);
+      const cell = element("td", { style: "text-align: right" });
+      cell.append(input);
+      row.append(cell);
+      return data.columns.map((column) => {
+        const out = element("td", { style: "text-align: right", "data-column": column });
+        row.append(out);
+        return out;
+      });
+    });
+    const scalarTable = element("table");
+    const scalarCells = data.scalars.map((label) => {
+      const row = scalarTable.insertRow();
+      row.append(element("th", { scope: "row" }, label));
+      const cell = element("td", { style: "text-align: right", "data-scalar": label });
+      row.append(cell);
+      return cell;
+    });
+    const reset = element("button", { type: "button" }, "Back to the page's inputs");
+    const status = element("p", { class: "numbook-note", role: "status" });
+    root.replaceChildren(element("p", { class: "numbook-widget-label" }, data.label),
+      scrollBox(`${data.label}: inputs and results`, table));
+    if (data.scalars.length) root.append(scalarTable);
+    root.append(reset, status);
+
+    const show = (cell, value, column) => {
+      cell.dataset.value = String(value);
+      cell.textContent = fmt(value);
+      if (column === data.bar) {
+        const bar = element("span", { class: "numbook-bar", "aria-hidden": "true" });
+        bar.style.width = `${Math.max(0, Math.min(1, value)) * 100}%`;
+        if (data.bar_color) bar.style.background = data.bar_color;
+        const track = element("span", { class: "numbook-bar-track", "aria-hidden": "true" });
+        track.append(bar);
+        cell.prepend(track);
+      }
+    };
+    const update = () => {
+      const values = inputs.map((input) => (input.value.trim() === "" ? NaN : Number(input.value)));
+      inputs.forEach((input, i) => input.setAttribute("aria-invalid", String(!Number.isFinite(values[i]))));
+      if (!values.every(Number.isFinite)) {
+        status.textContent = "Type a number in every box to see the results.";
+        outputCells.flat().concat(scalarCells).forEach((c) => { c.textContent = "–"; delete c.dataset.value; });
+        return;
+      }
+      const result = compute(values, data.params);
+      outputCells.forEach((cells, i) => cells.forEach((cell, k) => show(cell, result.columns[k][i], data.columns[k])));
+      scalarCells.forEach((cell, k) => show(cell, result.scalars[k]));
+      const last = data.columns.length - 1;
+      status.textContent = `${data.columns[last]}: ` + data.names.map((n, i) => `${n} ${fmt(result.columns[last][i])}`).join(", ")
+        + (data.scalars.length ? "; " + data.scalars.map((s, k) => `${s} ${fmt(result.scalars[k])}`).join(", ") : "");
+    };
+    inputs.forEach((input) => input.addEventListener("input", update));
+    reset.addEventListener("click", () => {
+      inputs.forEach((input, i) => { input.value = String(data.inputs[i]); });
+      update();
+    });
+    update();
+  }
+
+  // The page carries the engine's outputs for the default inputs: the browser's formula
+  // must give the same numbers, or the widget would show readers something else.
+  function selfCheck(data, compute) {
+    const got = compute(data.inputs, data.params);
+    const want = [...data.columns.map((c) => data.expected.columns[c]), data.scalars.map((s) => data.expected.scalars[s])];
+    const have = [...got.columns, got.scalars];
+    const worst = Math.max(0, ...want.flatMap((col, k) => col.map((w, i) => Math.abs(have[k][i] - w) / Math.max(1, Math.abs(w)))));
+    if (!(worst <= 1e-9)) throw new Error(`"${data.function}" differs from the engine by ${worst} at the default inputs`);
+  }
+
+  // ---- start every widget of the page ------------------------------------------------------
+
+  const kinds = { switch: startSwitch, compute: startCompute };
+
+  async function start(root) {
+    root.dataset.numbookReady = "loading";
+    try {
+      const response = await fetch(root.dataset.src);
+      if (!response.ok) throw new Error(`${root.dataset.src}: HTTP ${response.status}`);
+      const data = await response.json();
+      kinds[data.widget](root, data);
+      root.dataset.numbookReady = "yes";
+    } catch (error) {
+      root.dataset.numbookReady = "failed"; // the build-time default stays on the page
+      console.error(`widget ${root.id}: ${error.message}`);
+    }
+  }
+
+  function startAll() {
+    document.querySelectorAll("[data-numbook-widget]:not([data-numbook-ready])").forEach(start);
+  }
+
+  window.bookWidgets = { functions, formatNumber, startAll };
+  // Material's document$ fires on every page it shows (instant loading or not); without it,
+  // start once the document is parsed.
+  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(startAll);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", startAll);
+  else startAll();
+})();

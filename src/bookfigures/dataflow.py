@@ -350,6 +350,7 @@ def _draw_edges(ax, graph, boxes, layer, y_top, channels, frame_ends) -> None:
     for (src_id, dst_id), ((lane, side), k) in channels.items():
         x = _lane_edge(boxes, lane, side) + side * (PAD + CHANNEL * (k + 0.5))
         channel_xs[x] = (layer[src_id], layer[dst_id])
+    placed: list[tuple[float, float, float]] = []  # arrow labels so far: x from, x to, y
     for op in graph.ops:
         dst = boxes[op.output]
         drawn = [i for i in op.inputs if (i, op.output) not in channels]
@@ -401,6 +402,13 @@ def _draw_edges(ax, graph, boxes, layer, y_top, channels, frame_ends) -> None:
                 room_right = min((x - xm for x in walls if x > xm), default=np.inf)
                 room_left = min((xm - x for x in walls if x < xm), default=np.inf)
                 right = room_right >= need or room_right >= room_left
+            spans = {side: (xm + 0.05, xm + 0.05 + need) if side else (xm - 0.05 - need, xm - 0.05)
+                     for side in (True, False)}
+            clash = {side: any(lo < b and a < hi and abs(y - ym) < 0.17 for a, b, y in placed)
+                     for side, (lo, hi) in spans.items()}
+            if clash[right] and not clash[not right]:
+                right = not right  # another arrow's label is already there
+            placed.append((*spans[right], ym))
             ax.text(xm + (0.05 if right else -0.05), ym, text, ha="left" if right else "right",
                     va="center", color=INK_MUTED, fontsize=SHAPE_SIZE)
 

@@ -99,3 +99,15 @@ def browser():
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         with contextlib.closing(browser):
             yield browser
+
+
+# Largest difference between a number a widget shows and the engine's value, per kind of
+# number; filled by tests/site/test_widgets.py and reported at the end of the run.
+WIDGET_DIFFS: dict[str, float] = {}
+
+
+def pytest_terminal_summary(terminalreporter):
+    if WIDGET_DIFFS:
+        terminalreporter.section("largest difference between a widget's number and the engine's")
+        for label, diff in sorted(WIDGET_DIFFS.items()):
+            terminalreporter.write_line(f"{label:60s} {diff:.3e}")

@@ -1,0 +1,345 @@
+"""The widgets in a real Chromium at phone width: driven by keyboard and pointer, every number
+shown compared with the engine's value for the same input, and checked for accessibility with
+the widgets open, in both colour schemes, and without JavaScript.
+
+The largest differences found between a shown number and the engine are reported at the end
+of the run (see `WIDGET_DIFFS` in conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tinyformer.models import encdec, onehead
+from tinyformer.nn import sgd_step, softmax
+
+from .conftest import WIDGET_DIFFS
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+NUMBER = re.compile(r"[−-]?\d+\.\d+(?:×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?")
+SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+
+
+def number(text: str) -> float:
+    """A number as the book writes it ("−0.125", "3×10⁻⁷") back to a float."""
+    text = text.strip().replace("−", "-")
+    if "×10" in text:
+        mantissa, exponent = text.split("×10")
+        return float(mantissa) * 10.0 ** int(exponent.translate(SUPERSCRIPT))
+    return float(text)
+
+
+def numbers(text: str) -> list[float]:
+    return [number(m) for m in NUMBER.findall(text)]
+
+
+def shown_matches(label: str, text: str, value: float, decimals: int) -> None:
+    """The text shows `value` rounded to `decimals` places (half a unit in the last place)."""
+    shown = number(text)
+    diff = abs(shown - value)
+    WIDGET_DIFFS[label] = max(WIDGET_DIFFS.get(label, 0.0), diff)
+    assert diff <= 0.5 * 10.0**-decimals + 1e-12, f"{label}: shows {text}, the engine has {value!r}"
+
+
+@pytest.fixture
+def phone(browser, served_site):
+    """A phone-sized tab that fails the test on any console error or page error."""
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.base = served_site
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def open_widgets(page, path: str) -> None:
+    page.goto(page.base + path, wait_until="networkidle")
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-numbook-widget]')]
+        .every(w => w.dataset.numbookReady === 'yes')""")
+
+
+WIDGET_PARTS = {"include": [["[data-numbook-widget]"], ["figure[data-numbook-variants]"],
+                            ["figure[data-numbook-variants] + details"]]}
+
+
+def no_serious_violations(page, context: dict | None = WIDGET_PARTS) -> list[str]:
+    """axe's serious and critical findings, on the widgets and the figures they drive by default."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page, context=context)
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+            for v in results.response["violations"] if v["impact"] in {"serious", "critical"}]
+
+
+def page_fits(page) -> None:
+    """At phone width only a widget's own table box may scroll sideways, never the page."""
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"the page is {width}px wide at {PHONE['width']}px"
+
+
+# --- the one-page lesson: three editable scores ---------------------------------------------
+
+SCORE_INPUTS = [
+    (0.2, 2.0, 0.5),  # the teaching inputs (the default)
+    (1000, 0, -1000),  # huge scores: no overflow
+    (1000, 1000.5, 999),
+    (3, 3, 3),  # equal scores: one third each
+    (0, 0, 0),
+    (-2.5, 0.1, 7.25),
+    (40, -40, 0),  # tiny weights, written in scientific notation
+]
+
+
+def read_compute(widget) -> dict[str, list[tuple[str, float]]]:
+    """Each output column and scalar: (text shown, full-precision value the script computed)."""
+    cells = widget.locator("td[data-column], td[data-scalar]")
+    out: dict[str, list[tuple[str, float]]] = {}
+    for k in range(cells.count()):
+        cell = cells.nth(k)
+        key = cell.get_attribute("data-column") or cell.get_attribute("data-scalar")
+        out.setdefault(key, []).append((cell.inner_text(), float(cell.get_attribute("data-value"))))
+    return out
+
+
+def check_scores(widget, scores, values: np.ndarray, decimals: int) -> None:
+    x = np.asarray(scores, dtype=float)
+    weights = softmax(x)  # the engine
+    expected = {"exp(score − max)": np.exp(x - x.max()), "weight": weights,
+                "mixture, coordinate 1": [weights @ values[:, 0]], "mixture, coordinate 2": [weights @ values[:, 1]]}
+    shown = read_compute(widget)
+    assert set(shown) == set(expected)
+    for key, want in expected.items():
+        for (text, value), w in zip(shown[key], want, strict=True):
+            shown_matches(f"one-page scores: {key}", text, float(w), decimals)
+            diff = abs(value - float(w))
+            WIDGET_DIFFS["one-page scores: unrounded, browser vs engine"] = max(
+                WIDGET_DIFFS.get("one-page scores: unrounded, browser vs engine", 0.0), diff)
+            assert diff <= 1e-12, f"{key} at {scores}: browser {value!r}, engine {float(w)!r}"
+    browser_weights = [v for _, v in shown["weight"]]
+    assert abs(sum(browser_weights) - 1.0) <= 1e-12 and all(0 <= w <= 1 for w in browser_weights)
+
+
+def test_one_page_scores_follow_the_engine_as_the_reader_types(phone, built_site: Path):
+    data = json.loads((built_site / "data" / "one-scores.json").read_text())
+    values = np.array(data["params"]["values"])
+    open_widgets(phone, "/cross-attention-one-page/")
+    widget = phone.locator("#widget-one-scores")
+    inputs = widget.locator("input[type=number]")
+    assert [float(inputs.nth(k).input_value()) for k in range(3)] == list(SCORE_INPUTS[0])  # teaching inputs
+    for scores in SCORE_INPUTS:
+        for k, score in enumerate(scores):
+            inputs.nth(k).focus()
+            phone.keyboard.press("Control+A")
+            phone.keyboard.type(str(score))
+        check_scores(widget, scores, values, data["decimals"])
+        status = widget.locator("[role=status]").inner_text()
+        assert "NaN" not in status and "∞" not in status
+    # the arrow key steps a score by the page's step
+    inputs.nth(0).focus()
+    phone.keyboard.press("ArrowUp")
+    check_scores(widget, (40 + data["step"], -40, 0), values, data["decimals"])
+    # an empty box is reported, not computed
+    inputs.nth(1).focus()
+    phone.keyboard.press("Control+A")
+    phone.keyboard.press("Backspace")
+    assert inputs.nth(1).get_attribute("aria-invalid") == "true"
+    assert "Type a number" in widget.locator("[role=status]").inner_text()
+    assert "–" in widget.locator("td[data-column='weight']").first.inner_text()
+    # back to the teaching inputs, by keyboard
+    widget.locator("button").focus()
+    phone.keyboard.press("Enter")
+    check_scores(widget, SCORE_INPUTS[0], values, data["decimals"])
+    page_fits(phone)
+    assert no_serious_violations(phone) == []
+
+
+# --- Part 2: the sentence switch, the score notes --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sentences():
+    params = onehead.load_params()
+    return {"river": onehead.forward(params, onehead.encode(onehead.RIVER_SENTENCE)),
+            "cheque": onehead.forward(params, onehead.encode(onehead.CHEQUE_SENTENCE))}
+
+
+def table_cells(table) -> list[list[str]]:
+    return table.evaluate("t => [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent))")
+
+
+def check_part2(page, key: str, out: dict, files: dict) -> None:
+    n = len(out["tokens"])
+    scores_table = page.locator("#widget-p2-sentence-scores table")
+    rows = table_cells(scores_table)
+    assert len(rows) == n
+    for i, row in enumerate(rows):
+        assert row[0] == f"{i + 1} {out['tokens'][i]}"
+        for j, text in enumerate(row[1:]):
+            if out["mask"][i, j]:
+                shown_matches("Part 2 score grid", text, out["scores"][i, j], 3)
+            else:
+                assert text == "", f"masked cell {i + 1},{j + 1} shows {text!r}"
+    b = out["tokens"].index("bank")
+    update = table_cells(page.locator("#widget-p2-sentence-update table"))
+    a, V = out["weights"][b, : b + 1], out["V"][: b + 1]
+    for j in range(b + 1):
+        want = [a[j], *V[j], *(a[j] * V[j])]
+        for text, w in zip(update[j][1:], want, strict=True):
+            shown_matches("Part 2 bank update", text, w, 3)
+    for text, w in zip(update[b + 1][-2:], out["message"][b]):
+        shown_matches("Part 2 bank update", text, w, 3)
+    # the heatmap: image, alt text, caption and the data behind it follow the choice
+    figure = page.locator("#fig-p2-attn")
+    for img, scheme in zip(figure.locator("img").all(), ("light", "dark"), strict=True):
+        assert img.get_attribute("src").endswith(f"/{files[key][scheme]}#only-{scheme}")
+        assert f"for the {key} sentence" in img.get_attribute("alt")
+    j = out["tokens"].index(key)
+    alt = figure.locator("img").first.get_attribute("alt")
+    shown_matches("Part 2 heatmap alt text", alt.rsplit("gives it ", 1)[1].rstrip("."), out["weights"][b, j], 2)
+    data_rows = table_cells(page.locator("#fig-p2-attn + details table"))
+    for i, row in enumerate(data_rows):
+        for jj, text in enumerate(row[1:]):
+            if out["mask"][i, jj]:
+                shown_matches("Part 2 heatmap data", text, out["weights"][i, jj], 3)
+    bars = page.locator("#fig-p2-next-token img").first.get_attribute("alt")
+    top = int(np.argmax(out["probs"][0]))
+    assert f"after the {key} sentence" in bars and f"belongs to {onehead.VOCAB[top]}" in bars
+    shown_matches("Part 2 prediction alt text", NUMBER.search(bars.split("probability ", 1)[1]).group(),
+                  out["probs"][0, top], 3)
+
+
+def test_part2_sentence_switch_moves_every_linked_view_and_explains_each_score(phone, sentences, built_site):
+    files = json.loads((built_site / "figures" / "fig-p2-attn.variants.json").read_text())
+    open_widgets(phone, "/part2-one-head/")
+    check_part2(phone, "river", sentences["river"], files)
+    # keyboard: focus the first switch's checked radio, arrow to the next option
+    phone.locator("#widget-p2-sentence-scores input[value=river]").focus()
+    phone.keyboard.press("ArrowRight")
+    phone.wait_for_function("() => document.querySelector('#fig-p2-next-token img').alt.includes('cheque')")
+    for name in ("scores", "update", "prediction"):  # the group moved together
+        assert phone.locator(f"#widget-p2-sentence-{name} input[value=cheque]").is_checked()
+    check_part2(phone, "cheque", sentences["cheque"], files)
+    assert "cheque sentence" in phone.locator("#fig-p2-next-token .numbook-caption").inner_text()
+
+    # the score notes: Tab reaches the grid, arrows move, the note gives q · k / √d_k
+    out = sentences["cheque"]
+    grid = phone.locator("#widget-p2-sentence-scores table")
+    grid.locator("td[tabindex='0']").focus()
+    b, j = out["tokens"].index("bank"), out["tokens"].index("cheque")
+    for _ in range(b):
+        phone.keyboard.press("ArrowDown")
+    for _ in range(j):
+        phone.keyboard.press("ArrowRight")
+    note = phone.locator("#widget-p2-sentence-scores [role=status]").inner_text()
+    assert note.startswith(f"{b + 1} bank reading {j + 1} cheque")
+    check_note(note, out, b, j)
+    # pointing at another cell shows its own arithmetic
+    grid.locator("tbody tr").nth(9).locator("td").nth(2).hover()
+    check_note(phone.locator("#widget-p2-sentence-scores [role=status]").inner_text(), out, 9, 2)
+    page_fits(phone)
+    assert no_serious_violations(phone) == []
+
+
+def check_note(note: str, out: dict, i: int, j: int) -> None:
+    q, k = out["Q"][i], out["K"][j]
+    values = numbers(note.split(":", 1)[1])
+    d = len(q)
+    want = [x for pair in zip(q, k) for x in pair] + [np.sqrt(d), q @ k, np.sqrt(d), out["scores"][i, j]]
+    assert len(values) == len(want), note
+    for v, w in zip(values, want):
+        diff = abs(v - w)
+        WIDGET_DIFFS["Part 2 score notes"] = max(WIDGET_DIFFS.get("Part 2 score notes", 0.0), diff)
+        assert diff <= 0.5e-3 + 1e-12, f"{note}: {v} vs the engine's {w}"
+
+
+# --- Part 4: learning-rate presets ----------------------------------------------------------
+
+
+def pair_losses(p) -> list[tuple[float, np.ndarray]]:
+    return [encdec.loss_and_grads(p, s, t)[:2] for s, t in encdec.PAIRS]
+
+
+def test_part4_learning_rate_presets_switch_table_and_figure(phone, built_site: Path):
+    params = encdec.load_params()
+    _, _, grads, _ = encdec.loss_and_grads(params, *encdec.PAIRS[0])
+    before = pair_losses(params)
+    data = json.loads((built_site / "data" / "p4-lr.json").read_text())
+    files = json.loads((built_site / "figures" / "fig-p4-step-losses.variants.json").read_text())
+    open_widgets(phone, "/part4-cross-attention/")
+    widget = phone.locator("#widget-p4-lr")
+    keys = [k for k, _ in data["options"]]
+    assert widget.locator("input:checked").get_attribute("value") == data["default"]
+    widget.locator("input:checked").focus()
+    for key in [data["default"], *keys]:
+        if widget.locator("input:checked").get_attribute("value") != key:
+            widget.locator(f"input[value='{key}']").focus()
+            phone.keyboard.press("Space")  # select the focused option with the keyboard
+        after = pair_losses(sgd_step(params, grads, float(key)))
+        rows = table_cells(widget.locator("table"))
+        expected = []
+        for (b_mean, b_per), (a_mean, a_per) in zip(before, after):
+            expected += [[b, a, a - b] for b, a in zip(b_per, a_per)] + [[b_mean, a_mean, a_mean - b_mean]]
+        assert len(rows) == len(expected)
+        for row, want in zip(rows, expected):
+            for text, w in zip(row[2:], want, strict=True):
+                shown_matches("Part 4 learning-rate table", text, w, 4)
+        phone.wait_for_function(f"() => document.querySelector('#fig-p4-step-losses img').alt.includes('rate {key}')")
+        alt = phone.locator("#fig-p4-step-losses img").first.get_attribute("alt")
+        means = numbers(alt.split("The river mean", 1)[1])
+        for v, w in zip(means, [before[0][0], after[0][0], before[1][0], after[1][0]], strict=True):
+            shown_matches("Part 4 learning-rate figure alt text", f"{v:.4f}", w, 4)
+        src = phone.locator("#fig-p4-step-losses img").first.get_attribute("src")
+        assert src.endswith("/" + files[key]["light"] + "#only-light"), src
+    page_fits(phone)
+    assert no_serious_violations(phone) == []
+
+
+# --- every widget page: dark scheme, and no JavaScript ----------------------------------------
+
+WIDGET_PAGES = ["/cross-attention-one-page/", "/part2-one-head/", "/part4-cross-attention/", "/how-this-book-is-built/"]
+
+
+@pytest.mark.parametrize("scheme", ["default", "slate"])
+@pytest.mark.parametrize("path", WIDGET_PAGES)
+def test_widgets_open_pass_axe_in_both_schemes(browser, served_site, path, scheme):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.base = served_site
+    open_widgets(page, path)
+    page.evaluate(f"() => document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+    switch = page.locator(".numbook-switch input")
+    if switch.count():  # open a variant other than the default
+        switch.last.focus()
+        page.keyboard.press("Space")
+    noted = page.locator("[data-note]")
+    if noted.count():
+        noted.first.focus()
+    assert no_serious_violations(page) == []
+    context.close()
+
+
+@pytest.mark.parametrize("path", WIDGET_PAGES)
+def test_without_javascript_the_default_numbers_stay(browser, served_site, built_site: Path, path):
+    context = browser.new_context(viewport=PHONE, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(served_site + path, wait_until="networkidle")
+    widgets = page.locator("[data-numbook-widget]")
+    assert widgets.count() > 0
+    for k in range(widgets.count()):
+        widget = widgets.nth(k)
+        assert widget.locator("table").count() > 0 or widget.get_attribute("data-numbook-widget") == "switch"
+        assert widget.locator("input").count() == 0  # no controls without the script
+        assert widget.locator(".numbook-widget-label").count() == 1
+    for figure in page.locator("figure[data-numbook-variants] img").all():
+        assert figure.get_attribute("src").split("/")[-1].count(".") == 2  # the figure itself, not a variant
+    context.close()

@@ -39,14 +39,13 @@ def _as_list(x: Any) -> list[Any]:
     return x.tolist() if hasattr(x, "tolist") else list(x)
 
 
-def table_markdown(
-    data: Any,
-    header: Sequence[Any] | None = None,
-    index: Sequence[Any] | None = None,
-    decimals: int | None = None,
-    caption: str | None = None,
-) -> str:
-    """Render a table as Markdown (the `tables` extension MkDocs always enables)."""
+def indexed_rows(
+    data: Any, header: Sequence[Any] | None = None, index: Sequence[Any] | None = None
+) -> tuple[list[Any] | None, list[list[Any]], list[bool]]:
+    """(header, rows with the index labels first, which columns are numeric), checked for shape.
+
+    What every form of table shares: the Markdown one here and a widget's (`numbook.widgets`).
+    """
     head, rows = to_rows(data, header)
     if index is not None:
         index = _as_list(index)
@@ -59,6 +58,19 @@ def table_markdown(
     if any(len(r) != width for r in rows) or (head is not None and len(head) != width):
         raise ValueError("every table row (and the header) must have the same number of cells")
     numeric = [bool(rows) and all(is_number(_scalar(r[j])) or r[j] is None for r in rows) for j in range(width)]
+    return head, rows, numeric
+
+
+def table_markdown(
+    data: Any,
+    header: Sequence[Any] | None = None,
+    index: Sequence[Any] | None = None,
+    decimals: int | None = None,
+    caption: str | None = None,
+) -> str:
+    """Render a table as Markdown (the `tables` extension MkDocs always enables)."""
+    head, rows, numeric = indexed_rows(data, header, index)
+    width = len(numeric)
 
     def cell(x: Any) -> str:
         return "" if x is None else format_value(x, decimals)

@@ -29,8 +29,8 @@ from typing import Any
 
 from . import record
 from .data import export_json
-from .format import is_number, plain_value
-from .tables import to_rows
+from .format import plain_value
+from .tables import indexed_rows
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -69,16 +69,8 @@ def table_spec(
     ``notes`` (one per body cell, index column excluded, None for none) are shown when the
     reader focuses or hovers the cell: the arithmetic behind a number, say.
     """
-    head, rows = to_rows(data, header)
-    if index is not None:
-        index = list(index)
-        if len(index) != len(rows):
-            raise ValueError(f"index has {len(index)} labels for {len(rows)} rows")
-        rows = [[label, *row] for label, row in zip(index, rows, strict=True)]
-        if head is not None and rows and len(head) == len(rows[0]) - 1:
-            head = ["", *head]
-    width = len(rows[0]) if rows else len(head or [])
-    numeric = [bool(rows) and all(is_number(r[j]) or r[j] is None for r in rows) for j in range(width)]
+    head, rows, numeric = indexed_rows(data, header, index)
+    width = len(numeric)
     spec: dict[str, Any] = {
         "header": [str(h) if h is not None else "" for h in (head or [""] * width)],
         "rows": [["" if x is None else plain_value(x, decimals) for x in r] for r in rows],  # plain text

@@ -288,17 +288,11 @@ def dataflow(params: dict[str, np.ndarray], source: Tokens, decoder_input: Token
     out = forward(params, source, decoder_input)
     g = DataflowBuilder("encoder-decoder with cross-attention")
     with g.grouped(lane="English"):
-        g.array("src_ids", out["source_ids"], "English token ids")
-        g.array("src_rows", out["source_rows"], "English rows", "e")
-        g.op("embed", ["src_ids"], "src_rows", "src_embed[x] + src_pos[j]",
-             {"src_embed": params["src_embed"], "src_pos": params["src_pos"]})
+        _graph_rows(g, params, "src", out["source_ids"], out["source_rows"], "English", "x", "j")
         _graph_block(g, params, "enc", "src_rows", "src_rows", out["encoder"],
                      ("encoded", out["encoded"], "encoded English rows"))
     with g.grouped(lane="French"):
-        g.array("tgt_ids", out["decoder_ids"], "French token ids")
-        g.array("tgt_rows", out["target_rows"], "French rows", "e")
-        g.op("embed", ["tgt_ids"], "tgt_rows", "tgt_embed[y] + tgt_pos[i]",
-             {"tgt_embed": params["tgt_embed"], "tgt_pos": params["tgt_pos"]})
+        _graph_rows(g, params, "tgt", out["decoder_ids"], out["target_rows"], "French", "y", "i")
         _graph_block(g, params, "dec", "tgt_rows", "tgt_rows", out["decoder_self"],
                      ("self_rows", out["self_rows"], "French rows after self-attention"),
                      mask=causal_mask(len(out["decoder_ids"])))
@@ -314,6 +308,15 @@ def dataflow(params: dict[str, np.ndarray], source: Tokens, decoder_input: Token
             g.array("loss", cross_entropy_forward(out["logits"], labels)[0], "loss")
             g.op("cross_entropy", ["logits"], "loss", "−log p(label)", targets=labels)
     return g.build()
+
+
+def _graph_rows(g: DataflowBuilder, params: dict, side: str, ids: np.ndarray, rows: np.ndarray,
+                language: str, token: str, pos: str) -> None:
+    """One language's token ids and input rows (token row plus position row)."""
+    g.array(f"{side}_ids", ids, f"{language} token ids")
+    g.array(f"{side}_rows", rows, f"{language} rows", "e")
+    g.op("embed", [f"{side}_ids"], f"{side}_rows", f"{side}_embed[{token}] + {side}_pos[{pos}]",
+         {f"{side}_embed": params[f"{side}_embed"], f"{side}_pos": params[f"{side}_pos"]})
 
 
 BLOCK_NAMES = {"enc": "encoder self-attention", "dec": "masked self-attention", "cross": "cross-attention"}

@@ -86,6 +86,11 @@ EXAMPLES: dict[str, Example] = {
                                     ["water", "money", "verb", "noun"],
                                     titles=["river sentence", "cheque sentence"],
                                     groups=["bank before (e)", "bank after (e\u2032)"]), 8),
+    "paired_bars_losses": Example(
+        lambda: bf.paired_bars([f"{i + 1} {a} \u2192 {b}" for i, (a, b) in enumerate(zip(SENTENCE, SENTENCE[1:] + ["water"]))],
+                               _rng(8).uniform(1, 5, 10), _rng(9).uniform(0.5, 5, 10),
+                               names=["loss before the step", "loss after"],
+                               title="Loss at every position", xlabel="loss"), 10),
     "bar_sizes_log": Example(
         lambda: bf.bar_sizes(["W_Q", "W_K", "W_V", "W_O", "tokens", "positions"],
                              [0.0147, 0.0103, 0.0193, 2.4e-5, 0.0205, 0.0104], log=True,

@@ -222,15 +222,16 @@ def paired_bars(labels: Sequence[object], first: object, second: object, *,
         raise ValueError(f"first {a.shape} and second {b.shape} differ in shape")
     labs = check_labels(labels, a.size, "labels")
     series = check_labels(names, 2, "names")
-    width = min(6.4, 3.3 + max(text_width_in(s) for s in labs))
-    fig = new_figure(width, 0.9 + 0.5 * a.size + (0.3 if title else 0.0))
+    # Narrow enough to be shown at its own size on a phone (about 3.7 in = 360 CSS px).
+    width = min(6.4, max(3.6, 2.4 + max(text_width_in(s) for s in labs)))
+    fig = new_figure(width, 1.1 + 0.5 * a.size + (0.3 if title else 0.0))
     ax = fig.add_subplot()
     _before_after_panel(ax, a, b, labs, decimals, show_labels=True, colors=(NEUTRAL, HIGHLIGHT))
     ax.set_xlim(*_span(np.concatenate([a, b]), 0.3))
     ax.set_xlabel(plain(xlabel))
     handles = [Patch(facecolor="none", edgecolor=NEUTRAL, linewidth=1.6, label=plain(series[0])),
                Patch(facecolor=HIGHLIGHT, label=plain(series[1]))]
-    fig.legend(handles=handles, loc="outside lower center", ncols=2)  # clear of a long title
+    fig.legend(handles=handles, loc="outside lower left", ncols=1)  # one per line: fits a phone
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
     rows = [[lab, float(x), float(y), float(y - x)] for lab, x, y in zip(labs, a, b)]

@@ -193,11 +193,13 @@ def row_before_after(before: object, after: object, coord_labels: Sequence[objec
 
 
 def _before_after_panel(ax: Axes, before: np.ndarray, after: np.ndarray, coords: list[str],
-                        decimals: int, *, show_labels: bool) -> None:
+                        decimals: int, *, show_labels: bool,
+                        colors: tuple[str, str] = (ROLE_COLORS["e"], ROLE_COLORS["p"])) -> None:
+    """Outlined bars (first series) above solid bars (second series), each value written."""
     y = np.arange(len(coords))
-    ax.barh(y - 0.19, before, height=0.36, facecolor="none", edgecolor=ROLE_COLORS["e"],
+    ax.barh(y - 0.19, before, height=0.36, facecolor="none", edgecolor=colors[0],
             linewidth=1.6)
-    ax.barh(y + 0.19, after, height=0.36, color=ROLE_COLORS["p"])
+    ax.barh(y + 0.19, after, height=0.36, color=colors[1])
     for j in range(len(coords)):
         _value_label(ax, y[j] - 0.19, before[j], fmt(before[j], decimals))
         _value_label(ax, y[j] + 0.19, after[j], fmt(after[j], decimals), bold=True)
@@ -205,4 +207,35 @@ def _before_after_panel(ax: Axes, before: np.ndarray, after: np.ndarray, coords:
     _bar_axis(ax, coords, None, show_labels=show_labels)
 
 
-__all__ = ["probability_bars", "bar_sizes", "row_before_after"]
+@styled
+def paired_bars(labels: Sequence[object], first: object, second: object, *,
+                names: Sequence[str] = ("before", "after"), title: str | None = None,
+                xlabel: str = "value", decimals: int = 3) -> Figure:
+    """Two numbers per label, e.g. each position's loss before and after one training step.
+
+    Not tied to a role of the colour legend (a loss is not a row): the first series is outlined
+    in grey, the second solid in the highlight colour, so they differ in shape as well as colour.
+    """
+    a = np.asarray(first, dtype=float).ravel()
+    b = np.asarray(second, dtype=float).ravel()
+    if a.shape != b.shape:
+        raise ValueError(f"first {a.shape} and second {b.shape} differ in shape")
+    labs = check_labels(labels, a.size, "labels")
+    series = check_labels(names, 2, "names")
+    # Narrow enough to be shown at its own size on a phone (about 3.7 in = 360 CSS px).
+    width = min(6.4, max(3.6, 2.4 + max(text_width_in(s) for s in labs)))
+    fig = new_figure(width, 1.1 + 0.5 * a.size + (0.3 if title else 0.0))
+    ax = fig.add_subplot()
+    _before_after_panel(ax, a, b, labs, decimals, show_labels=True, colors=(NEUTRAL, HIGHLIGHT))
+    ax.set_xlim(*_span(np.concatenate([a, b]), 0.3))
+    ax.set_xlabel(plain(xlabel))
+    handles = [Patch(facecolor="none", edgecolor=NEUTRAL, linewidth=1.6, label=plain(series[0])),
+               Patch(facecolor=HIGHLIGHT, label=plain(series[1]))]
+    fig.legend(handles=handles, loc="outside lower left", ncols=1)  # one per line: fits a phone
+    if title:
+        fig.suptitle(plain(title), x=0.02, ha="left")
+    rows = [[lab, float(x), float(y), float(y - x)] for lab, x, y in zip(labs, a, b)]
+    return attach_table(fig, ["label", series[0], series[1], "change"], rows)
+
+
+__all__ = ["probability_bars", "bar_sizes", "row_before_after", "paired_bars"]

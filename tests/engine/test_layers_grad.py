@@ -173,7 +173,28 @@ def test_cross_attention_gradients_with_padding(rng):
     _, cache = nn.attention_forward(p["x_q"], p["x_kv"], p["W_Q"], p["W_K"], p["W_V"], p["W_O"], mask)
     g = nn.attention_backward(R, cache)
     assert np.all(g["x_kv"][3:] == 0), "padded source rows must receive no gradient"
-    assert_gradients("attention_cross_padded", loss, p, g)
+    np.testing.assert_array_equal(g["x_kv"], g["x_k"] + g["x_v"])
+    assert_gradients("attention_cross_padded", loss, p, {name: g[name] for name in p})
+
+
+def test_attention_gradients_with_separate_key_and_value_rows(rng):
+    """Keys and values may read different rows (x_v): each gets its own gradient, x_k and x_v."""
+    n_q, m = 3, 4
+    p = {"x_q": rng.normal(size=(n_q, 4)), "x_k": rng.normal(size=(m, 4)), "x_v": rng.normal(size=(m, 4)),
+         **_attention_params(rng)}
+    R = _probe(rng, (n_q, 4))
+
+    def run(q):
+        return nn.attention_forward(q["x_q"], q["x_k"], q["W_Q"], q["W_K"], q["W_V"], q["W_O"], x_v=q["x_v"])
+
+    def loss(q):
+        return float((run(q)[0] * R).sum())
+
+    out, cache = run(p)
+    np.testing.assert_allclose(cache["V"], p["x_v"] @ p["W_V"])
+    np.testing.assert_allclose(cache["K"], p["x_k"] @ p["W_K"])
+    g = nn.attention_backward(R, cache)
+    assert_gradients("attention_separate_values", loss, p, {name: g[name] for name in p})
 
 
 def test_multihead_gradients(rng):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tinyformer.nn as nn
+from tinyformer.gradcheck import numerical_gradient, relative_errors
 from tinyformer.models import onehead as m
 from tinyformer.paramio import PARAMS_DIR
 from tests.engine.conftest import assert_gradients
@@ -172,3 +173,51 @@ def test_generation_stops_at_the_context_limit(params):
             m.generate(params, prompt, 12, use_cache=use_cache)
     with pytest.raises(nn.ContextLimitError):
         m.forward(params, np.zeros(21, dtype=int))
+
+
+@pytest.mark.parametrize("readout", ["last", "all"])
+def test_gradient_reaching_E_is_the_sum_of_its_four_paths(params, readout):
+    """Each path's share of dE, against finite differences on a copy of E that only that path reads."""
+    ids, targets = m.final_position_example() if readout == "last" else m.all_positions_example()
+    _, _, grads, out = m.loss_and_grads(params, ids, targets, readout)
+    shares = out["dE_by_path"]
+    assert tuple(shares) == m.PATHS
+    np.testing.assert_allclose(sum(shares.values()), out["dE"], rtol=0, atol=1e-15)
+    for path in m.PATHS:
+        def loss_of_rows(rows, path=path):
+            return m.loss(params, ids, targets, readout, path_rows={path: rows["E"]})
+
+        numeric = numerical_gradient(loss_of_rows, {"E": out["E"]}, "E")
+        assert relative_errors(shares[path], numeric).max() < 1e-6, path
+    # all four paths read the same E: perturbing E itself moves the loss by their sum
+    numeric_total = numerical_gradient(lambda rows: m.loss(params, ids, targets, readout,
+                                                           path_rows=dict.fromkeys(m.PATHS, rows["E"])),
+                                       {"E": out["E"]}, "E")
+    assert relative_errors(out["dE"], numeric_total).max() < 1e-6
+
+
+def test_paths_that_reach_only_the_read_out_row(params):
+    """With only the final row read out, the residual and query paths carry gradient to that row alone;
+    keys and values carry it to every row the final row may read."""
+    ids, targets = m.final_position_example()
+    shares = m.loss_and_grads(params, ids, targets)[3]["dE_by_path"]
+    for path in ("residual", "query"):
+        assert np.all(shares[path][:-1] == 0) and np.any(shares[path][-1] != 0), path
+    for path in ("key", "value"):
+        assert np.all(np.abs(shares[path]).sum(axis=1) > 0), path
+
+
+def test_forward_refuses_an_unknown_path(params):
+    with pytest.raises(ValueError, match="unknown paths"):
+        m.forward(params, m.encode(m.RIVER_SENTENCE), path_rows={"keys": np.zeros((10, 4))})
+
+
+def test_repeated_token_rows_add_their_gradients(params):
+    """'the' appears twice in the river sentence: its token-table gradient is the sum of both rows' dE;
+    each position row gets its own row's dE."""
+    ids, targets = m.final_position_example()
+    _, _, grads, out = m.loss_and_grads(params, ids, targets)
+    where = np.flatnonzero(ids == m.TOKEN_ID["the"])
+    assert where.size == 2
+    np.testing.assert_allclose(grads["E_tok"][m.TOKEN_ID["the"]], out["dE"][where].sum(axis=0), atol=1e-15)
+    np.testing.assert_array_equal(grads["P"][: ids.size], out["dE"])

@@ -126,6 +126,11 @@ EXAMPLES: dict[str, Example] = {
                                     ["water", "money", "verb", "noun"],
                                     titles=["river sentence", "cheque sentence"],
                                     groups=["bank before (e)", "bank after (e\u2032)"]), 8),
+    "paired_bars_losses": Example(
+        lambda: bf.paired_bars([f"{i + 1} {a} \u2192 {b}" for i, (a, b) in enumerate(zip(SENTENCE, SENTENCE[1:] + ["water"]))],
+                               _rng(8).uniform(1, 5, 10), _rng(9).uniform(0.5, 5, 10),
+                               names=["loss before the step", "loss after"],
+                               title="Loss at every position", xlabel="loss"), 10),
     "bar_sizes_log": Example(
         lambda: bf.bar_sizes(["W_Q", "W_K", "W_V", "W_O", "tokens", "positions"],
                              [0.0147, 0.0103, 0.0193, 2.4e-5, 0.0205, 0.0104], log=True,
@@ -147,6 +152,15 @@ EXAMPLES: dict[str, Example] = {
     "dataflow_block": Example(lambda: bf.dataflow_diagram(decoder_block_graph(), title="A pre-norm block"), 12),
     "work_steps": Example(
         lambda: bf.work_steps(["before step 1", "step 1", "step 2"], WORK, WORK_COLUMNS), 12),
+    "flow_diagram": Example(
+        lambda: bf.flow_diagram(
+            [bf.FlowNode("x", "rows X", (4, 3), "e", 0, 1), bf.FlowNode("q", "queries", (4, 2), "q", 1, 0),
+             bf.FlowNode("v", "values", (4, 2), "v", 1, 2), bf.FlowNode("m", "mix", (4, 2), "a", 2, 1),
+             bf.FlowNode("y", "rows Y", (4, 3), "p", 3, 1), bf.FlowNode("loss", "loss", (), None, 4, 1)],
+            [bf.FlowEdge("x", "q", r"$\times W_Q$"), bf.FlowEdge("x", "v", r"$\times W_V$"),
+             bf.FlowEdge("q", "m"), bf.FlowEdge("v", "m"), bf.FlowEdge("m", "y", "+"),
+             bf.FlowEdge("x", "y", "residual", side=True), bf.FlowEdge("y", "loss", "mean")],
+            title="A small forward pass"), 6),
     "shape_diagram": Example(
         lambda: bf.shape_diagram([("X", 4, 3, "e"), "@", ("$W_Q$", 3, 3, "q"), "=", ("Q", 4, 3, "q")],
                                  title="Queries from input rows"), 3),

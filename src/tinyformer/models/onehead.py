@@ -27,6 +27,9 @@ CHEQUE_SENTENCE: tuple[str, ...] = (
 )
 
 PARAM_NAMES = ("E_tok", "P", "W_Q", "W_K", "W_V", "W_O", "W1", "b1", "W2", "b2")
+# The four paths by which the input rows E reach the loss: the residual sum E' = E + update, and the
+# head's queries, keys and values. Their gradients add up to the gradient of E (Part 3 section 4).
+PATHS = ("residual", "query", "key", "value")
 
 
 def encode(tokens) -> np.ndarray:
@@ -64,16 +67,27 @@ def all_positions_example() -> tuple[np.ndarray, np.ndarray]:
     return next_token_pairs(RIVER_SENTENCE + (RIVER_NEXT,))
 
 
-def forward(params: dict, ids, readout: str = "last") -> dict:
-    """Every intermediate of one causal pass; the MLP reads the final row ("last") or every row ("all")."""
+def forward(params: dict, ids, readout: str = "last", path_rows: dict | None = None) -> dict:
+    """Every intermediate of one causal pass; the MLP reads the final row ("last") or every row ("all").
+
+    `path_rows` maps some of PATHS to rows that this path reads in place of E (the others still read
+    E): with E perturbed on one path only, finite differences measure that path's share of dE.
+    """
     ids = np.asarray(ids, dtype=int)
     n = ids.size
     tok_rows, c_tok = nn.embedding_forward(params["E_tok"], ids)  # (n, 4)
     pos_rows, c_pos = nn.positions_forward(params["P"], n)  # (n, 4)
     E = tok_rows + pos_rows  # (n, 4)
+    unknown = set(path_rows or {}) - set(PATHS)
+    if unknown:
+        raise ValueError(f"path_rows: unknown paths {sorted(unknown)}; the paths are {PATHS}")
+    reads = {path: E for path in PATHS} | dict(path_rows or {})  # the rows each path reads, (n, 4)
     mask = nn.causal_mask(n)  # (n, n)
-    dE_att, c_att = nn.attention_forward(E, E, params["W_Q"], params["W_K"], params["W_V"], params["W_O"], mask)  # (n, 4)
-    E_prime = E + dE_att  # (n, 4) residual sum
+    dE_att, c_att = nn.attention_forward(
+        reads["query"], reads["key"], params["W_Q"], params["W_K"], params["W_V"], params["W_O"], mask,
+        x_v=reads["value"],
+    )  # (n, 4)
+    E_prime = reads["residual"] + dE_att  # (n, 4) residual sum
     if readout == "last":
         rows = np.array([n - 1])
     elif readout == "all":
@@ -92,25 +106,35 @@ def forward(params: dict, ids, readout: str = "last") -> dict:
     }
 
 
+def loss(params: dict, ids, targets, readout: str = "last", path_rows: dict | None = None) -> float:
+    """Mean cross-entropy of the targets, without gradients: what finite differences perturb."""
+    return nn.cross_entropy_forward(forward(params, ids, readout, path_rows)["logits"], targets)[0]
+
+
 def loss_and_grads(params: dict, ids, targets, readout: str = "last") -> tuple[float, np.ndarray, dict, dict]:
-    """Mean cross-entropy of the targets, per-position losses, gradients of every parameter, intermediates."""
+    """Mean cross-entropy of the targets, per-position losses, gradients of every parameter, intermediates.
+
+    The intermediates also hold `dE`, the gradient reaching the input rows, and `dE_by_path`, its
+    four shares (PATHS), which add up to it.
+    """
     out = forward(params, ids, readout)
-    loss, per_position, c_ce = nn.cross_entropy_forward(out["logits"], targets)
+    mean, per_position, c_ce = nn.cross_entropy_forward(out["logits"], targets)
     caches = out["_caches"]
     dlogits = nn.cross_entropy_backward(c_ce)  # (m, 20)
     g_mlp = nn.mlp_backward(dlogits, caches["mlp"])
     dE_prime = np.zeros_like(out["E_prime"])  # (n, 4)
     dE_prime[out["readout_rows"]] += g_mlp["x"]
     g_att = nn.attention_backward(dE_prime, caches["att"])  # the update branch
-    dE = dE_prime + g_att["x_q"] + g_att["x_kv"]  # (n, 4) residual path + query path + key/value paths
+    dE_by_path = {"residual": dE_prime, "query": g_att["x_q"], "key": g_att["x_k"], "value": g_att["x_v"]}
+    dE = sum(dE_by_path[path] for path in PATHS)  # (n, 4): where the four paths meet, gradients add
     grads = {
         "E_tok": nn.embedding_backward(dE, caches["tok"]),  # (20, 4)
         "P": nn.embedding_backward(dE, caches["pos"]),  # (20, 4), rows past n stay zero
         "W_Q": g_att["W_Q"], "W_K": g_att["W_K"], "W_V": g_att["W_V"], "W_O": g_att["W_O"],
         "W1": g_mlp["W1"], "b1": g_mlp["b1"], "W2": g_mlp["W2"], "b2": g_mlp["b2"],
     }
-    out.update(loss=loss, per_position=per_position, dlogits=dlogits, dE=dE)
-    return loss, per_position, grads, out
+    out.update(loss=mean, per_position=per_position, dlogits=dlogits, dE=dE, dE_by_path=dE_by_path)
+    return mean, per_position, grads, out
 
 
 # ---- generation (Part 3 section 14): greedy, with or without a KV cache ----

@@ -152,15 +152,6 @@ EXAMPLES: dict[str, Example] = {
     "dataflow_block": Example(lambda: bf.dataflow_diagram(decoder_block_graph(), title="A pre-norm block"), 12),
     "work_steps": Example(
         lambda: bf.work_steps(["before step 1", "step 1", "step 2"], WORK, WORK_COLUMNS), 12),
-    "flow_diagram": Example(
-        lambda: bf.flow_diagram(
-            [bf.FlowNode("x", "rows X", (4, 3), "e", 0, 1), bf.FlowNode("q", "queries", (4, 2), "q", 1, 0),
-             bf.FlowNode("v", "values", (4, 2), "v", 1, 2), bf.FlowNode("m", "mix", (4, 2), "a", 2, 1),
-             bf.FlowNode("y", "rows Y", (4, 3), "p", 3, 1), bf.FlowNode("loss", "loss", (), None, 4, 1)],
-            [bf.FlowEdge("x", "q", r"$\times W_Q$"), bf.FlowEdge("x", "v", r"$\times W_V$"),
-             bf.FlowEdge("q", "m"), bf.FlowEdge("v", "m"), bf.FlowEdge("m", "y", "+"),
-             bf.FlowEdge("x", "y", "residual", side=True), bf.FlowEdge("y", "loss", "mean")],
-            title="A small forward pass"), 6),
     "shape_diagram": Example(
         lambda: bf.shape_diagram([("X", 4, 3, "e"), "@", ("$W_Q$", 3, 3, "q"), "=", ("Q", 4, 3, "q")],
                                  title="Queries from input rows"), 3),

@@ -311,14 +311,3 @@ def test_preview_renders_both_modes_at_phone_width(tmp_path, figures):
         assert b.getpixel((1, 1))[:3] == (0x1E, 0x21, 0x29)
     # the original figure is left untouched by the dark preview
     assert all(_hex(t.get_color()) in INK | CELL_TEXT for t in _texts(fig))
-
-
-def test_flow_diagram_refuses_arrows_to_unknown_boxes_and_records_what_feeds_each_box(figures):
-    import bookfigures as bf
-
-    with pytest.raises(ValueError, match="unknown node 'z'"):
-        bf.flow_diagram([bf.FlowNode("x", "x", (2,), "e", 0, 0)], [bf.FlowEdge("x", "z")])
-    header, rows = figures["flow_diagram"].data_table
-    made_from = {row[0]: row[header.index("made from")] for row in rows}
-    assert made_from["y"].split("; ") == ["m (+)", "x (residual)"]
-    assert made_from["x"] == ""

@@ -22,11 +22,14 @@ _HOMES = {
     "bar_sizes": "bars",
     "book_style": "style",
     "cost_curves": "curves",
+    "labelled_points": "scatter",
+    "line_chart": "curves",
     "loss_curve": "curves",
     "matrix_view": "grids",
     "probability_bars": "bars",
     "row_before_after": "bars",
     "shape_diagram": "diagrams",
+    "sliding_window": "diagrams",
     "step_rows": "grids",
 }
 
@@ -42,10 +45,13 @@ __all__ = [  # noqa: F822 - resolved lazily by __getattr__
     "bar_sizes",
     "book_style",
     "cost_curves",
+    "labelled_points",
+    "line_chart",
     "loss_curve",
     "matrix_view",
     "probability_bars",
     "row_before_after",
     "shape_diagram",
+    "sliding_window",
     "step_rows",
 ]

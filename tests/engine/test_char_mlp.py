@@ -35,6 +35,8 @@ def test_alphabet_and_ids_round_trip():
     assert m.decode(m.encode(".aabid.")) == ".aabid."
     contexts, targets = m.pairs_to_ids(["aabid"])
     assert contexts.tolist()[3] == m.encode("aab") and m.ALPHABET[targets[3]] == "i"
+    with pytest.raises(ValueError, match="outside the model's 27 symbols.*'A', 'é'"):
+        m.encode("Aébc")
 
 
 def test_shipped_names_are_clean_lowercase():
@@ -189,3 +191,22 @@ def test_end_probability_by_length_matches_a_direct_count(fitted):
         assert stats["observed"][length] == sum(len(n) == length for n in reached) / len(reached)
         p_end = [m.next_char_probs(fitted, (m.BOUNDARY * 3 + n)[length : length + 3])[0] for n in reached]
         assert stats["predicted"][length] == pytest.approx(np.mean(p_end), rel=1e-12)
+
+
+def test_a_diverging_run_stops_with_its_step():
+    """Workbook 1 sets the learning rate too high: the fit must say so, not crash inside softmax."""
+    settings = {**part1.SETTINGS, "lr": 50.0, "steps": 60, "eval_every": 60, "lr_drop_step": 60, "batch_size": 4}
+    with pytest.raises(part1.TrainingDiverged, match=r"diverged at step \d+.*learning rate 50.0") as failure:
+        part1.fit(settings, train=["emma", "zoe", "aaron", "luke"], heldout=["ava"])
+    assert 0 < failure.value.step < 60
+
+
+def test_fit_on_given_names_records_them_and_its_settings():
+    settings = {**part1.SETTINGS, "steps": 40, "eval_every": 20, "lr_drop_step": 30, "window": 2, "embed_dim": 2,
+                "batch_size": 4}
+    checkpoint = part1.fit(settings, train=["emma", "zoe", "luke"], heldout=["ava"])
+    assert checkpoint["data"]["heldout"] == ["ava"] and checkpoint["data"]["train_pairs"] == 5 + 4 + 5
+    assert checkpoint["loss_curve"]["step"] == [0, 20, 40] and len(checkpoint["loss_curve"]["heldout"]) == 3
+    assert m.window_of(m.params_from_json(checkpoint["params"])) == 2
+    with pytest.raises(ValueError, match="minibatch of 128 pairs is larger than the 14 training pairs"):
+        part1.fit({**settings, "batch_size": 128}, train=["emma", "zoe", "luke"], heldout=[])

@@ -34,9 +34,20 @@ SETTINGS = {
 }
 
 
+class TrainingDiverged(FloatingPointError):
+    """The numbers overflowed: each step overshot and the parameters grew without bound."""
+
+    def __init__(self, step: int, lr: float):
+        super().__init__(f"training diverged at step {step}: the numbers overflowed "
+                         f"(is the learning rate {lr} too large?)")
+        self.step, self.lr = step, lr
+
+
 def minibatch_order(n_examples: int, steps: int, batch_size: int, rng: np.random.Generator) -> np.ndarray:
     """Indices of every step's minibatch: a fresh seeded permutation per epoch, remainder dropped."""
     per_epoch = n_examples // batch_size
+    if per_epoch == 0:
+        raise ValueError(f"a minibatch of {batch_size} pairs is larger than the {n_examples} training pairs")
     epochs = -(-steps // per_epoch)  # ceil
     perms = [rng.permutation(n_examples)[: per_epoch * batch_size] for _ in range(epochs)]
     return np.concatenate(perms).reshape(-1, batch_size)[:steps]  # (steps, batch_size)
@@ -71,8 +82,12 @@ def fit(settings: dict = SETTINGS, train: list[str] | None = None, heldout: list
     for step, idx in enumerate(batches):
         if step % settings["eval_every"] == 0:
             record(step)
-        _, _, grads, _ = char_mlp.loss_and_grads(params, contexts[idx], targets[idx])
         lr = settings["lr"] if step < settings["lr_drop_step"] else settings["lr_late"]
+        try:
+            with np.errstate(over="raise", invalid="raise"):
+                _, _, grads, _ = char_mlp.loss_and_grads(params, contexts[idx], targets[idx])
+        except (FloatingPointError, ValueError) as exc:
+            raise TrainingDiverged(step, lr) from exc
         params = sgd_step(params, grads, lr)
     record(len(batches))
     run = {"steps": len(batches), "final_train_loss": curve["train"][-1],

@@ -49,6 +49,10 @@ PARAMS_PATH = paramio.PARAMS_DIR / PARAMS_FILE
 
 def encode(text: str) -> list[int]:
     """Map characters to ids so the model can index its embedding table."""
+    unknown = sorted(set(text) - set(ALPHABET))
+    if unknown:
+        raise ValueError(f"{text!r} has characters outside the model's {VOCAB_SIZE} symbols "
+                         f"(lower-case a-z and {BOUNDARY!r}): {', '.join(map(repr, unknown))}")
     return [ALPHABET.index(ch) for ch in text]
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from ._common import attach_table, plain
+from ._common import PHONE_WIDTH_IN, attach_table, plain
 from .palette import INK, INK_MUTED, ROLE_COLORS
 from .style import new_figure, styled
 
@@ -31,7 +31,7 @@ def _thousands(x: float, _pos: int) -> str:
 def line_chart(x: object, series: Mapping[str, object], *, logy: bool = False, logx: bool = False,
                title: str | None = None, xlabel: str = "x", ylabel: str = "y",
                ylim: tuple[float, float] | None = None, legend_loc: str = "upper left",
-               x_header: str | None = None, width: float = 5.6) -> Figure:
+               x_header: str | None = None, width: float = PHONE_WIDTH_IN) -> Figure:
     """Several quantities against one x, one line per quantity, with a legend.
 
     `logx` with doubling lengths makes "doubling n doubles / quadruples the cost" visible as
@@ -55,14 +55,16 @@ def line_chart(x: object, series: Mapping[str, object], *, logy: bool = False, l
     if logx:
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
+    elif xs.size <= 8 and np.all(xs == np.round(xs)):
+        ax.set_xticks(xs)  # a few whole numbers: label every one
     else:
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.grid(True)
     ax.set_xlabel(plain(xlabel))
     ax.set_ylabel(plain(ylabel))
-    ax.legend(loc=legend_loc)
+    ax.legend(loc=legend_loc, fontsize=10)
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
     rows = [[_int_if_whole(xs[i]), *(_int_if_whole(y[i]) for y in ys.values())] for i in range(xs.size)]
@@ -85,7 +87,7 @@ def _int_if_whole(v: float) -> int | float:
 def loss_curve(steps: object, losses: object, *, title: str | None = None,
                xlabel: str = "training step", ylabel: str = "loss (cross-entropy)",
                decimals: int = 3, references: Mapping[str, float] | None = None,
-               width: float = 5.6) -> Figure:
+               width: float = PHONE_WIDTH_IN) -> Figure:
     """Loss against training step, with the first and last values written on the curves.
 
     `losses` is one curve, or a mapping of names to curves over the same steps (for example
@@ -112,14 +114,14 @@ def loss_curve(steps: object, losses: object, *, title: str | None = None,
         ax.axhline(value, color=INK_MUTED, linestyle=":", linewidth=1.2)
         # in the middle of the run, clear of the values written at both ends
         ax.annotate(f"{plain(name)}: {value:.{decimals}f}", ((x[0] + x[-1]) / 2, value), xytext=(0, 3),
-                    textcoords="offset points", ha="center", va="bottom", color=INK, fontsize=9.5)
+                    textcoords="offset points", ha="center", va="bottom", color=INK, fontsize=10)
     ax.margins(x=0.02, y=0.12)
     ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))  # long step numbers need room
     ax.grid(True)
     ax.set_xlabel(plain(xlabel))
     ax.set_ylabel(plain(ylabel))
     if len(curves) > 1:  # top right: a falling curve leaves it empty, and the first value is top left
-        ax.legend(loc="upper right")
+        ax.legend(loc="upper right", fontsize=10)
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
     header = ["step", *curves, *(plain(r) for r in refs)]
@@ -134,13 +136,13 @@ def _write_ends(ax, x: np.ndarray, curves: list[np.ndarray], decimals: int) -> N
     firsts = {text(y[0]) for y in curves}
     for k, y in enumerate(curves if len(firsts) > 1 else curves[:1]):
         ax.annotate(text(y[0]), (x[0], y[0]), xytext=(7, 7 - 16 * k), textcoords="offset points",
-                    ha="left", va="center", color=INK, fontsize=9.5)
+                    ha="left", va="center", color=INK, fontsize=10)
     order = np.argsort([y[-1] for y in curves])  # lowest last value is written below its curve
     for rank, k in enumerate(order):
         below = rank == 0 and len(curves) > 1
         ax.annotate(text(curves[k][-1]), (x[-1], curves[k][-1]), xytext=(0, -7 if below else 7),
                     textcoords="offset points", ha="right", va="top" if below else "bottom",
-                    color=INK, fontsize=9.5)
+                    color=INK, fontsize=10)
 
 
 __all__: Sequence[str] = ["cost_curves", "line_chart", "loss_curve"]

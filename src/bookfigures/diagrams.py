@@ -10,7 +10,7 @@ from matplotlib.patches import Rectangle
 
 from matplotlib.patches import Patch
 
-from ._common import attach_table, fixed, plain, text_width_in
+from ._common import PHONE_WIDTH_IN, attach_table, fixed, plain, text_width_in
 from .palette import HIGHLIGHT, INK, INK_GRID, INK_MUTED, ROLE_COLORS, cell_text_color, tint
 from .style import new_figure, styled
 
@@ -74,7 +74,7 @@ def _symbol_cell(ax, x: float, y: float, symbol: str, face: str | None, *, bold:
     ax.add_patch(Rectangle((x - 0.5, y - 0.5), 1, 1, facecolor=fixed(face) if face else "none",
                            edgecolor=INK_GRID, linewidth=0.8))
     color = cell_text_color(fixed(face)) if face else INK_MUTED
-    ax.text(x, y, plain(symbol), ha="center", va="center", fontsize=11, color=color,
+    ax.text(x, y, plain(symbol), ha="center", va="center", fontsize=10.5, color=color,
             fontweight="bold" if bold else "normal", family="monospace", in_layout=False)
 
 
@@ -90,9 +90,10 @@ def sliding_window(text: str, window: int, *, boundary: str = ".", title: str | 
         raise ValueError("the window must hold at least one symbol")
     padded = boundary * window + text + boundary
     n_pairs = len(text) + 1
-    cell = 0.34
     pair_w = text_width_in(f"{boundary * window} \u2192 {boundary}", 10)
-    fig = new_figure(len(padded) * cell + pair_w + 0.75, n_pairs * cell + 0.85 + (0.3 if title else 0.0))
+    # cells as large as a phone's text column allows, and never below a 10 pt letter's needs
+    cell = max(0.24, min(0.4, (PHONE_WIDTH_IN - pair_w - 0.45) / len(padded)))
+    fig = new_figure(len(padded) * cell + pair_w + 0.45, n_pairs * cell + 0.95 + (0.3 if title else 0.0))
     ax = fig.add_subplot()
     rows = []
     for k in range(n_pairs):
@@ -116,7 +117,7 @@ def sliding_window(text: str, window: int, *, boundary: str = ".", title: str | 
         spine.set_visible(False)
     handles = [Patch(facecolor=WINDOW_FACE, edgecolor=INK, linewidth=2.2, label="window: the characters read"),
                Patch(facecolor=HIGHLIGHT, edgecolor=INK_GRID, label="next: the character to predict")]
-    fig.legend(handles=handles, loc="outside lower left", ncols=1, fontsize=10.5)
+    fig.legend(handles=handles, loc="outside lower left", ncols=1, fontsize=10)
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
     return attach_table(fig, ["pair", "window", "next"], rows)

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-from ._common import attach_table, check_labels, plain
+from ._common import PHONE_WIDTH_IN, attach_table, check_labels, plain
 from .palette import INK, ROLE_COLORS
 from .style import new_figure, styled
 
@@ -54,7 +54,7 @@ def _place_labels(ax: Axes, xy: np.ndarray, labels: list[str], marker_px: float)
         for dx, dy in OFFSETS:
             text = ax.annotate(plain(labels[i]), xy[i], xytext=(dx, dy), textcoords="offset points",
                                ha=ALIGN[int(np.sign(dx))], va=VALIGN[int(np.sign(dy))],
-                               color=INK, fontsize=11, fontweight="bold", annotation_clip=False)
+                               color=INK, fontsize=10.5, fontweight="bold", annotation_clip=False)
             text.set_in_layout(False)
             box = text.get_window_extent(renderer).padded(1)
             outside = 0.0 if frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1) else 1e6
@@ -89,9 +89,9 @@ def labelled_points(points: object, labels: Sequence[object], groups: Sequence[o
     order = list(dict.fromkeys(kinds))
     if len(order) > len(GROUP_COLORS):
         raise ValueError(f"at most {len(GROUP_COLORS)} groups, got {len(order)}")
-    fig = new_figure(5.0, 5.0 + (0.3 if title else 0.0))
+    fig = new_figure(PHONE_WIDTH_IN, PHONE_WIDTH_IN + 0.35 + (0.3 if title else 0.0))  # a square plot, axis labels, legend
     ax = fig.add_subplot()
-    marker_size = 7.0
+    marker_size = 6.0
     for g, name in enumerate(order):
         mine = [i for i, k in enumerate(kinds) if k == name]
         ax.plot(xy[mine, 0], xy[mine, 1], linestyle="none", marker=GROUP_MARKERS[g],
@@ -106,7 +106,8 @@ def labelled_points(points: object, labels: Sequence[object], groups: Sequence[o
     ax.grid(True)
     ax.set_xlabel(plain(xlabel))
     ax.set_ylabel(plain(ylabel))
-    fig.legend(loc="outside lower center", ncols=len(order), markerscale=1.2)
+    fig.legend(loc="outside lower center", ncols=len(order), markerscale=1.2, fontsize=10,
+               handletextpad=0.3, columnspacing=1.0)
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
     _place_labels(ax, xy, labs, marker_px=marker_size * fig.dpi / 72)

@@ -26,6 +26,8 @@ _HOMES = {
     "book_style": "style",
     "cost_curves": "curves",
     "dataflow_diagram": "dataflow",
+    "labelled_points": "scatter",
+    "line_chart": "curves",
     "loss_curve": "curves",
     "matrix_view": "grids",
     "paired_bars": "bars",
@@ -33,6 +35,7 @@ _HOMES = {
     "row_before_after": "bars",
     "score_notes": "notes",
     "shape_diagram": "diagrams",
+    "sliding_window": "diagrams",
     "step_rows": "grids",
     "work_steps": "dataflow",
 }
@@ -50,6 +53,8 @@ __all__ = [  # noqa: F822 - resolved lazily by __getattr__
     "book_style",
     "cost_curves",
     "dataflow_diagram",
+    "labelled_points",
+    "line_chart",
     "loss_curve",
     "matrix_view",
     "paired_bars",
@@ -57,6 +62,7 @@ __all__ = [  # noqa: F822 - resolved lazily by __getattr__
     "row_before_after",
     "score_notes",
     "shape_diagram",
+    "sliding_window",
     "step_rows",
     "work_steps",
 ]

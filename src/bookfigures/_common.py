@@ -12,6 +12,10 @@ from .palette import DARK_INK_MAP
 
 DataTable = tuple[list[str], list[list]]
 
+#: Drawn this wide (355 CSS px), a figure fits the 358 px text column of a 390 px phone
+#: unscaled, so its 10 pt text stays 10 pt there.
+PHONE_WIDTH_IN = 3.55
+
 
 def py_value(x: object) -> object:
     """A plain Python number or string (NumPy scalars and arrays would not serialise cleanly)."""

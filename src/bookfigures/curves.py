@@ -1,4 +1,4 @@
-"""Line figures: cost curves against sequence length and a training loss curve.
+"""Line figures: quantities against one x (cost curves among them) and training loss curves.
 
 Series differ by colour, marker and line style at once, so they stay apart in grey-scale
 print and for colour-blind readers.
@@ -12,8 +12,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from ._common import attach_table, plain
-from .palette import INK, ROLE_COLORS
+from ._common import PHONE_WIDTH_IN, attach_table, plain
+from .palette import INK, INK_MUTED, ROLE_COLORS
 from .style import new_figure, styled
 
 SERIES_COLORS = (ROLE_COLORS["k"], ROLE_COLORS["q"], ROLE_COLORS["v"], ROLE_COLORS["a"],
@@ -28,23 +28,25 @@ def _thousands(x: float, _pos: int) -> str:
 
 
 @styled
-def cost_curves(n: object, series: Mapping[str, object], *, logy: bool = False, logx: bool = False,
-                title: str | None = None, xlabel: str = "sequence length n",
-                ylabel: str = "multiply-accumulates (MACs)") -> Figure:
-    """Counts (e.g. MACs from the cost model) against sequence length, one line per method.
+def line_chart(x: object, series: Mapping[str, object], *, logy: bool = False, logx: bool = False,
+               title: str | None = None, xlabel: str = "x", ylabel: str = "y",
+               ylim: tuple[float, float] | None = None, legend_loc: str = "upper left",
+               x_header: str | None = None, width: float = PHONE_WIDTH_IN) -> Figure:
+    """Several quantities against one x, one line per quantity, with a legend.
 
     `logx` with doubling lengths makes "doubling n doubles / quadruples the cost" visible as
-    equal steps; `logy` turns powers of n into straight lines of different slope.
+    equal steps; `logy` turns powers of n into straight lines of different slope. A narrower
+    `width` (inches) keeps the text larger on a phone, where the figure is scaled to fit.
     """
-    x = np.asarray(n, dtype=float).ravel()
+    xs = np.asarray(x, dtype=float).ravel()
     ys = {name: np.asarray(v, dtype=float).ravel() for name, v in series.items()}
     for name, y in ys.items():
-        if y.shape != x.shape:
-            raise ValueError(f"series {name!r} has {y.size} values for {x.size} lengths")
-    fig = new_figure(5.6, 3.4 + (0.3 if title else 0.0))
+        if y.shape != xs.shape:
+            raise ValueError(f"series {name!r} has {y.size} values for {xs.size} x values")
+    fig = new_figure(width, 3.4 + (0.3 if title else 0.0))
     ax = fig.add_subplot()
     for k, (name, y) in enumerate(ys.items()):
-        ax.plot(x, y, color=SERIES_COLORS[k % 6], marker=MARKERS[k % 6],
+        ax.plot(xs, y, color=SERIES_COLORS[k % 6], marker=MARKERS[k % 6],
                 linestyle=LINESTYLES[k % 6], label=plain(name), markersize=5)
     if logy:
         ax.set_yscale("log")
@@ -53,16 +55,28 @@ def cost_curves(n: object, series: Mapping[str, object], *, logy: bool = False, 
     if logx:
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
+    elif xs.size <= 8 and np.all(xs == np.round(xs)):
+        ax.set_xticks(xs)  # a few whole numbers: label every one
     else:
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
+    if ylim is not None:
+        ax.set_ylim(*ylim)
     ax.grid(True)
     ax.set_xlabel(plain(xlabel))
     ax.set_ylabel(plain(ylabel))
-    ax.legend(loc="upper left")
+    ax.legend(loc=legend_loc, fontsize=10)
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
-    rows = [[_int_if_whole(x[i]), *(_int_if_whole(y[i]) for y in ys.values())] for i in range(x.size)]
-    return attach_table(fig, ["n", *ys], rows)
+    rows = [[_int_if_whole(xs[i]), *(_int_if_whole(y[i]) for y in ys.values())] for i in range(xs.size)]
+    return attach_table(fig, [x_header or xlabel, *ys], rows)
+
+
+def cost_curves(n: object, series: Mapping[str, object], *, logy: bool = False, logx: bool = False,
+                title: str | None = None, xlabel: str = "sequence length n",
+                ylabel: str = "multiply-accumulates (MACs)") -> Figure:
+    """Counts (e.g. MACs from the cost model) against sequence length, one line per method."""
+    return line_chart(n, series, logy=logy, logx=logx, title=title, xlabel=xlabel, ylabel=ylabel,
+                      x_header="n")
 
 
 def _int_if_whole(v: float) -> int | float:
@@ -72,26 +86,63 @@ def _int_if_whole(v: float) -> int | float:
 @styled
 def loss_curve(steps: object, losses: object, *, title: str | None = None,
                xlabel: str = "training step", ylabel: str = "loss (cross-entropy)",
-               decimals: int = 3) -> Figure:
-    """Training loss against step, with the first and last values written on the curve."""
+               decimals: int = 3, references: Mapping[str, float] | None = None,
+               width: float = PHONE_WIDTH_IN) -> Figure:
+    """Loss against training step, with the first and last values written on the curves.
+
+    `losses` is one curve, or a mapping of names to curves over the same steps (for example
+    training and held-out loss); `references` draws named constant losses as dotted
+    horizontal lines (for example a baseline model's loss), each labelled with its value.
+    A narrower `width` (inches) keeps the text larger on a phone.
+    """
     x = np.asarray(steps, dtype=float).ravel()
-    y = np.asarray(losses, dtype=float).ravel()
-    if x.shape != y.shape:
-        raise ValueError(f"{x.size} steps for {y.size} losses")
-    fig = new_figure(5.6, 3.2 + (0.3 if title else 0.0))
+    curves = ({plain(k): np.asarray(v, dtype=float).ravel() for k, v in losses.items()}
+              if isinstance(losses, Mapping) else {"loss": np.asarray(losses, dtype=float).ravel()})
+    for name, y in curves.items():
+        if x.shape != y.shape:
+            raise ValueError(f"{x.size} steps for {y.size} values of {name!r}")
+    if len(curves) > 2:
+        raise ValueError("loss_curve labels at most two curves; use line_chart for more")
+    refs = dict(references or {})
+    fig = new_figure(width, 3.2 + (0.3 if title else 0.0))
     ax = fig.add_subplot()
-    ax.plot(x, y, color=ROLE_COLORS["k"], linewidth=1.8)
-    for i, ha in ((0, "left"), (-1, "right")):
-        ax.plot(x[i], y[i], "o", color=ROLE_COLORS["k"], markersize=5)
-        ax.annotate(f"{y[i]:.{decimals}f}", (x[i], y[i]), xytext=(0, 7),
-                    textcoords="offset points", ha=ha, va="bottom", color=INK, fontsize=9.5)
+    for k, (name, y) in enumerate(curves.items()):
+        ax.plot(x, y, color=SERIES_COLORS[k], linestyle=LINESTYLES[k], linewidth=1.8, label=name)
+        ax.plot(x[[0, -1]], y[[0, -1]], MARKERS[k], color=SERIES_COLORS[k], markersize=5)
+    _write_ends(ax, x, list(curves.values()), decimals)
+    for name, value in refs.items():
+        ax.axhline(value, color=INK_MUTED, linestyle=":", linewidth=1.2)
+        # in the middle of the run, clear of the values written at both ends
+        ax.annotate(f"{plain(name)}: {value:.{decimals}f}", ((x[0] + x[-1]) / 2, value), xytext=(0, 3),
+                    textcoords="offset points", ha="center", va="bottom", color=INK, fontsize=10)
     ax.margins(x=0.02, y=0.12)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))  # long step numbers need room
     ax.grid(True)
     ax.set_xlabel(plain(xlabel))
     ax.set_ylabel(plain(ylabel))
+    if len(curves) > 1:  # top right: a falling curve leaves it empty, and the first value is top left
+        ax.legend(loc="upper right", fontsize=10)
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
-    return attach_table(fig, ["step", "loss"], [[_int_if_whole(s), float(v)] for s, v in zip(x, y)])
+    header = ["step", *curves, *(plain(r) for r in refs)]
+    rows = [[_int_if_whole(s), *(float(y[i]) for y in curves.values()), *map(float, refs.values())]
+            for i, s in enumerate(x)]
+    return attach_table(fig, header, rows)
 
 
-__all__: Sequence[str] = ["cost_curves", "loss_curve"]
+def _write_ends(ax, x: np.ndarray, curves: list[np.ndarray], decimals: int) -> None:
+    """First and last value of each curve; a shared first value once, the last values apart."""
+    text = lambda v: f"{v:.{decimals}f}"  # noqa: E731
+    firsts = {text(y[0]) for y in curves}
+    for k, y in enumerate(curves if len(firsts) > 1 else curves[:1]):
+        ax.annotate(text(y[0]), (x[0], y[0]), xytext=(7, 7 - 16 * k), textcoords="offset points",
+                    ha="left", va="center", color=INK, fontsize=10)
+    order = np.argsort([y[-1] for y in curves])  # lowest last value is written below its curve
+    for rank, k in enumerate(order):
+        below = rank == 0 and len(curves) > 1
+        ax.annotate(text(curves[k][-1]), (x[-1], curves[k][-1]), xytext=(0, -7 if below else 7),
+                    textcoords="offset points", ha="right", va="top" if below else "bottom",
+                    color=INK, fontsize=10)
+
+
+__all__: Sequence[str] = ["cost_curves", "line_chart", "loss_curve"]

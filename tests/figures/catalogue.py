@@ -152,6 +152,22 @@ EXAMPLES: dict[str, Example] = {
     "dataflow_block": Example(lambda: bf.dataflow_diagram(decoder_block_graph(), title="A pre-norm block"), 12),
     "work_steps": Example(
         lambda: bf.work_steps(["before step 1", "step 1", "step 2"], WORK, WORK_COLUMNS), 12),
+    "loss_curve_two_with_references": Example(
+        lambda: bf.loss_curve(np.arange(0, 16001, 800),
+                              {"training names": 3.3 * np.exp(-np.arange(0, 16001, 800) / 300) + 2.0,
+                               "held-out names": 3.3 * np.exp(-np.arange(0, 16001, 800) / 300) + 2.06},
+                              references={"unigram, held-out": 2.81, "bigram, held-out": 2.35},
+                              title="Training and held-out loss"), 21),
+    "line_chart": Example(
+        lambda: bf.line_chart(np.arange(3, 11), {"observed": np.linspace(0.04, 0.89, 8),
+                                                 "model": np.linspace(0.13, 0.62, 8)},
+                              xlabel="letters so far", ylabel="probability of the end", ylim=(0, 1)), 8),
+    "labelled_points_27": Example(
+        lambda: bf.labelled_points(_rng(8).normal(0, 1, (27, 2)), list(".abcdefghijklmnopqrstuvwxyz"),
+                                   ["boundary"] + ["vowel" if c in "aeiou" else "consonant"
+                                                   for c in "abcdefghijklmnopqrstuvwxyz"],
+                                   xlabel="PCA 1", ylabel="PCA 2", title="Character embeddings"), 27),
+    "sliding_window": Example(lambda: bf.sliding_window("aabid", 3, title="Pairs of aabid"), 6),
     "shape_diagram": Example(
         lambda: bf.shape_diagram([("X", 4, 3, "e"), "@", ("$W_Q$", 3, 3, "q"), "=", ("Q", 4, 3, "q")],
                                  title="Queries from input rows"), 3),

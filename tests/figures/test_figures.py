@@ -311,3 +311,43 @@ def test_preview_renders_both_modes_at_phone_width(tmp_path, figures):
         assert b.getpixel((1, 1))[:3] == (0x1E, 0x21, 0x29)
     # the original figure is left untouched by the dark preview
     assert all(_hex(t.get_color()) in INK | CELL_TEXT for t in _texts(fig))
+
+
+# --- sliding window, labelled points, loss curves -----------------------------------------
+
+
+def test_sliding_window_draws_one_row_per_pair_with_framed_window_and_bold_target(figures):
+    fig = figures["sliding_window"]
+    header, rows = fig.data_table
+    assert header == ["pair", "window", "next"]
+    assert [r[1:] for r in rows] == [["...", "a"], ["..a", "a"], [".aa", "b"], ["aab", "i"], ["abi", "d"],
+                                     ["bid", "."]]
+    ax = fig.axes[0]
+    frames = [p for p in ax.patches if p.get_facecolor()[3] == 0 and p.get_linewidth() > 2]
+    assert len(frames) == 6 and {p.get_width() for p in frames} == {3}
+    targets = [p for p in ax.patches if _hex(p.get_facecolor()) == pal.HIGHLIGHT]
+    assert len(targets) == 6
+    bold = [t.get_text() for t in ax.texts if t.get_fontweight() == "bold"]
+    assert bold == ["a", "a", "b", "i", "d", "."]
+
+
+def test_labelled_points_style_groups_by_colour_and_marker_and_label_every_point(figures):
+    fig = figures["labelled_points_27"]
+    lines = [ln for ln in fig.axes[0].get_lines() if ln.get_linestyle() == "None"]
+    styles = {(ln.get_label(), _hex(ln.get_color()), ln.get_marker()) for ln in lines}
+    assert len(styles) == 3
+    assert len({c for _, c, _ in styles}) == 3 and len({m for _, _, m in styles}) == 3
+    labels = sorted(t.get_text() for t in fig.axes[0].texts)
+    assert labels == sorted(".abcdefghijklmnopqrstuvwxyz")
+    with pytest.raises(ValueError, match="shape"):
+        import bookfigures as bf
+
+        bf.labelled_points(np.zeros((3, 3)), list("abc"), list("xyz"))
+
+
+def test_loss_curve_with_two_curves_records_both_and_the_references(figures):
+    header, rows = figures["loss_curve_two_with_references"].data_table
+    assert header == ["step", "training names", "held-out names", "unigram, held-out", "bigram, held-out"]
+    assert rows[0][0] == 0 and rows[-1][0] == 16000 and rows[-1][3:] == [2.81, 2.35]
+    written = [t.get_text() for t in _texts(figures["loss_curve_two_with_references"])]
+    assert "bigram, held-out: 2.350" in written and "5.300" in written and "2.000" in written

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import posixpath
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +23,18 @@ def test_strict_build_renders_every_nav_page(built_site: Path):
         assert "numbook-error" not in html, path
         assert 'class="arithmatex"' not in html, f"{path}: maths left for the browser"
     assert "/how-this-book-is-built/" in pages
+
+
+def test_the_next_link_leads_through_the_parts_in_order(built_site: Path):
+    """Home's "Next" is Part 1, and each part's "Next" is the part after it."""
+    def next_of(path: str) -> str:
+        html = (built_site / path / "index.html").read_text(encoding="utf-8")
+        found = re.search(r'<a href="([^"]+)" class="md-footer__link md-footer__link--next"', html)
+        assert found, f"{path or 'home'} has no Next link"
+        return posixpath.normpath(posixpath.join(path, found.group(1)))
+
+    assert next_of("") == "part1-character-model"
+    assert next_of("part1-character-model") == "part2-one-head"
 
 
 def test_no_page_fetches_from_another_host(built_site: Path):

@@ -27,7 +27,7 @@ def read(path: Path) -> nbformat.NotebookNode:
 
 def test_there_is_a_workbook_per_written_part():
     names = {p.name for p in WORKBOOKS}
-    assert {"part2-workbook.ipynb", "part3-workbook.ipynb", "part4-workbook.ipynb"} <= names
+    assert {"part1-workbook.ipynb", "part2-workbook.ipynb", "part3-workbook.ipynb", "part4-workbook.ipynb"} <= names
 
 
 def test_every_workbook_is_in_the_navigation():

@@ -1,4 +1,11 @@
-"""The two non-attention predictors of Part 3 section 17, runnable so their costs can be counted."""
+"""Predictors to measure the book's models against.
+
+- Count models (`ngram_table`, `ngram_probs`, `ngram_loss`): the next symbol's frequency after the
+  last k symbols, counted in the training data. k = 0 is the unigram model, k = 1 the bigram
+  model: the baselines the Part 1 character MLP has to beat on the held-out names.
+- The two non-attention predictors of Part 3 section 17 (`window_concat_forward`,
+  `prefix_mean_forward`), runnable so their costs can be counted.
+"""
 
 from __future__ import annotations
 
@@ -24,3 +31,39 @@ def prefix_mean_forward(params: dict, ids) -> np.ndarray:
     means = np.cumsum(E, axis=0) / np.arange(1, ids.size + 1)[:, None]  # (n, d) running sums, O(nd)
     logits, _ = nn.mlp_forward(means, params["W1"], params["b1"], params["W2"], params["b2"])  # (n, C)
     return logits
+
+
+def _context_index(contexts: np.ndarray, k: int, vocab_size: int) -> np.ndarray:
+    """One number per window for its last k symbols (a base-`vocab_size` numeral); 0 when k = 0."""
+    contexts = np.atleast_2d(np.asarray(contexts, dtype=np.int64))  # (N, w)
+    if not 0 <= k <= contexts.shape[1]:
+        raise ValueError(f"a count model of order {k} needs windows of at least {k} symbols")
+    digits = vocab_size ** np.arange(k - 1, -1, -1)  # (k,)
+    return contexts[:, contexts.shape[1] - k:] @ digits if k else np.zeros(len(contexts), dtype=np.int64)
+
+
+def ngram_table(contexts, targets, k: int, vocab_size: int, alpha: float = 1.0) -> np.ndarray:
+    """Next-symbol probabilities after each possible run of k symbols, from counts plus `alpha`.
+
+    `contexts` (N, w) and `targets` (N,) are the model's training pairs; only the last k
+    symbols of each window are used. Adding `alpha` to every count (Laplace's rule for
+    alpha = 1) keeps a pair never seen in training from getting probability zero; a run of
+    symbols with no counts at all gets the uniform row. Returns a (vocab_size**k, vocab_size)
+    table whose rows sum to one.
+    """
+    counts = np.zeros((vocab_size ** k, vocab_size))
+    np.add.at(counts, (_context_index(contexts, k, vocab_size), np.asarray(targets)), 1.0)
+    counts += alpha
+    counts[counts.sum(axis=1) == 0] = 1.0  # nothing seen and nothing added: no preference
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
+def ngram_probs(table: np.ndarray, contexts, k: int) -> np.ndarray:
+    """The (N, vocab) next-symbol distributions a count table gives a batch of windows."""
+    return table[_context_index(contexts, k, table.shape[1])]
+
+
+def ngram_loss(table: np.ndarray, contexts, targets, k: int) -> float:
+    """Mean -log p(observed next symbol) under a count table: comparable with the models' losses."""
+    rows = _context_index(contexts, k, table.shape[1])
+    return float(-np.log(table[rows, np.asarray(targets)]).mean())

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tinyformer import paramio
+from tinyformer.data import NAMES_PATH, load_names, train_heldout_split  # noqa: F401 - part of this API
 from tinyformer.nn import (
     cross_entropy_backward,
     cross_entropy_forward,
@@ -42,13 +43,16 @@ EMBED_DIM = 4
 HIDDEN = 64
 PARAM_NAMES = ("C", "W1", "b1", "W2", "b2")
 
-NAMES_PATH = Path(__file__).resolve().parent.parent / "data" / "names.txt"
 PARAMS_FILE = "part1_char_mlp.json"
 PARAMS_PATH = paramio.PARAMS_DIR / PARAMS_FILE
 
 
 def encode(text: str) -> list[int]:
     """Map characters to ids so the model can index its embedding table."""
+    unknown = sorted(set(text) - set(ALPHABET))
+    if unknown:
+        raise ValueError(f"{text!r} has characters outside the model's {VOCAB_SIZE} symbols "
+                         f"(lower-case a-z and {BOUNDARY!r}): {', '.join(map(repr, unknown))}")
     return [ALPHABET.index(ch) for ch in text]
 
 
@@ -57,23 +61,18 @@ def decode(ids: ArrayLike) -> str:
     return "".join(ALPHABET[int(i)] for i in ids)
 
 
-def training_pairs(name: str) -> list[tuple[str, str]]:
+def training_pairs(name: str, window: int = WINDOW) -> list[tuple[str, str]]:
     """List the (window, next character) pairs one name yields, boundary-padded."""
-    padded = BOUNDARY * WINDOW + name + BOUNDARY
-    return [(padded[i : i + WINDOW], padded[i + WINDOW]) for i in range(len(name) + 1)]
+    padded = BOUNDARY * window + name + BOUNDARY
+    return [(padded[i : i + window], padded[i + window]) for i in range(len(name) + 1)]
 
 
-def pairs_to_ids(names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def pairs_to_ids(names: list[str], window: int = WINDOW) -> tuple[np.ndarray, np.ndarray]:
     """Turn every name's training pairs into id arrays the model can batch."""
-    pairs = [pair for name in names for pair in training_pairs(name)]
-    contexts = np.array([encode(window) for window, _ in pairs], dtype=np.int64)  # (N, 3)
+    pairs = [pair for name in names for pair in training_pairs(name, window)]
+    contexts = np.array([encode(w) for w, _ in pairs], dtype=np.int64).reshape(len(pairs), window)  # (N, w)
     targets = np.array([ALPHABET.index(nxt) for _, nxt in pairs], dtype=np.int64)  # (N,)
     return contexts, targets
-
-
-def load_names(path: Path = NAMES_PATH) -> list[str]:
-    """Read the shipped name list (see data/README.md for its source)."""
-    return path.read_text(encoding="utf-8").split()
 
 
 def config() -> dict[str, int]:
@@ -81,10 +80,16 @@ def config() -> dict[str, int]:
     return {"vocab": VOCAB_SIZE, "window": WINDOW, "embed_dim": EMBED_DIM, "hidden": HIDDEN}
 
 
-def init_params(seed: int = 0, embed_dim: int = EMBED_DIM, hidden: int = HIDDEN) -> dict[str, np.ndarray]:
+def window_of(params: dict[str, np.ndarray]) -> int:
+    """How many characters a parameter set reads: W1 has one block of d rows per window slot."""
+    return params["W1"].shape[0] // params["C"].shape[1]
+
+
+def init_params(seed: int = 0, embed_dim: int = EMBED_DIM, hidden: int = HIDDEN,
+                window: int = WINDOW) -> dict[str, np.ndarray]:
     """Draw a reproducible starting point whose initial loss is close to log(27)."""
     rng = np.random.default_rng(seed)
-    fan_in = WINDOW * embed_dim
+    fan_in = window * embed_dim
     return {
         "C": rng.normal(0.0, 1.0, (VOCAB_SIZE, embed_dim)),  # (27, d)
         "W1": rng.normal(0.0, np.sqrt(2.0 / fan_in), (fan_in, hidden)),  # (3d, h), He scale
@@ -102,10 +107,12 @@ def forward(params: dict[str, np.ndarray], contexts: ArrayLike) -> dict:
 
 def _logits(params: dict[str, np.ndarray], contexts: ArrayLike) -> dict:
     """Forward pass up to the logits (the loss needs no separate softmax)."""
-    contexts = np.atleast_2d(np.asarray(contexts, dtype=np.int64))  # (N, 3)
-    flat, emb_cache = embedding_forward(params["C"], contexts.ravel())  # (3N, d)
-    rows = flat.reshape(*contexts.shape, -1)  # (N, 3, d)
-    concat = flat.reshape(len(contexts), -1)  # (N, 3d): oldest slot first
+    contexts = np.atleast_2d(np.asarray(contexts, dtype=np.int64))  # (N, w)
+    if contexts.shape[1] != window_of(params):
+        raise ValueError(f"windows of {contexts.shape[1]} characters for parameters that read {window_of(params)}")
+    flat, emb_cache = embedding_forward(params["C"], contexts.ravel())  # (wN, d)
+    rows = flat.reshape(*contexts.shape, -1)  # (N, w, d)
+    concat = flat.reshape(len(contexts), -1)  # (N, wd): oldest slot first
     pre, lin1_cache = linear_forward(concat, params["W1"], params["b1"], tag="mlp")  # (N, h)
     hidden, relu_cache = relu_forward(pre)  # (N, h)
     logits, lin2_cache = linear_forward(hidden, params["W2"], params["b2"], tag="vocab")  # (N, 27)
@@ -148,9 +155,24 @@ def next_char_probs(params: dict[str, np.ndarray], window: str) -> np.ndarray:
 
 def target_probs(params: dict[str, np.ndarray], name: str) -> np.ndarray:
     """Probability the model gives each observed next character of a name (e.g. aabid)."""
-    contexts, targets = pairs_to_ids([name])
+    contexts, targets = pairs_to_ids([name], window_of(params))
     probs = forward(params, contexts)["probs"]  # (len(name)+1, 27)
     return probs[np.arange(len(targets)), targets]
+
+
+def end_probability_by_length(params: dict[str, np.ndarray], names: list[str]) -> dict[str, np.ndarray]:
+    """For each number of letters written so far: how often the names end there, and how likely
+    the model thinks an ending is, on average over the same places.
+
+    A window of w characters cannot count past w letters, so the two disagree where length matters.
+    """
+    contexts, targets = pairs_to_ids(names, window_of(params))
+    letters_so_far = np.concatenate([np.arange(len(n) + 1) for n in names])  # one per pair
+    p_end = forward(params, contexts)["probs"][:, ALPHABET.index(BOUNDARY)]  # (N,)
+    count = np.bincount(letters_so_far)
+    return {"letters": np.arange(len(count)), "count": count,
+            "observed": np.bincount(letters_so_far, weights=targets == 0) / count,
+            "predicted": np.bincount(letters_so_far, weights=p_end) / count}
 
 
 def sample(params: dict[str, np.ndarray], n: int, seed: int = 0, max_len: int = 20) -> list[str]:
@@ -161,7 +183,7 @@ def sample(params: dict[str, np.ndarray], n: int, seed: int = 0, max_len: int = 
 
 def _sample_one(params: dict[str, np.ndarray], rng: np.random.Generator, max_len: int) -> str:
     """Sample characters until the boundary mark (or max_len) ends the name."""
-    window, out = [0] * WINDOW, []
+    window, out = [0] * window_of(params), []
     while len(out) < max_len:
         probs = forward(params, [window])["probs"][0]
         nxt = int(rng.choice(VOCAB_SIZE, p=probs))

@@ -17,35 +17,48 @@
     });
   }
 
-  // Form controls in the page (widgets, tabs) back to their default values, telling their
-  // listeners, so that what is printed is what every reader first sees.
+  // Form controls in the page (widgets, tabs) back to the values the page was served with,
+  // telling their listeners, so that what is printed is what every reader first sees.
+  // Returns how to put the reader's values back.
   function defaultControls(article) {
-    const changed = [];
-    article.querySelectorAll("input, select, textarea").forEach((control) => {
-      if (control.type === "radio" || control.type === "checkbox") {
-        if (control.checked !== control.defaultChecked) {
-          changed.push([control, control.checked]);
-          control.checked = control.defaultChecked;
-        }
-      } else if (control.tagName === "SELECT") {
-        const value = control.value;
-        [...control.options].forEach((option) => { option.selected = option.defaultSelected; });
-        if (control.value !== value) changed.push([control, value]);
-      } else if (control.value !== control.defaultValue) {
-        changed.push([control, control.value]);
-        control.value = control.defaultValue;
-      }
-    });
     const announce = (control) => {
       control.dispatchEvent(new Event("input", { bubbles: true }));
       control.dispatchEvent(new Event("change", { bubbles: true }));
     };
-    changed.forEach(([control]) => announce(control));
-    return () => changed.forEach(([control, value]) => {
-      if (control.type === "radio" || control.type === "checkbox") control.checked = value;
-      else control.value = value;
-      announce(control);
+    const controls = [...article.querySelectorAll("input, select, textarea")];
+    const toggles = controls.filter((c) => c.type === "radio" || c.type === "checkbox");
+    const values = controls.filter((c) => !toggles.includes(c));
+    // A radio button is changed by checking another of its group: only checked ones are set.
+    const readerChecked = toggles.filter((c) => c.checked);
+    const readerUnchecked = toggles.filter((c) => c.type === "checkbox" && !c.checked);
+    const readerValues = values.map((c) => [c, c.tagName === "SELECT" ? [...c.options].map((o) => o.selected) : c.value]);
+    const changed = new Set();
+    toggles.forEach((c) => {
+      if (c.checked !== c.defaultChecked) changed.add(c);
     });
+    toggles.filter((c) => c.defaultChecked).forEach((c) => { c.checked = true; });
+    toggles.filter((c) => c.type === "checkbox" && !c.defaultChecked).forEach((c) => { c.checked = false; });
+    values.forEach((c) => {
+      if (c.tagName === "SELECT") {
+        const before = c.value;
+        [...c.options].forEach((o) => { o.selected = o.defaultSelected; });
+        if (c.value !== before) changed.add(c);
+      } else if (c.value !== c.defaultValue) {
+        c.value = c.defaultValue;
+        changed.add(c);
+      }
+    });
+    [...changed].filter((c) => c.type !== "radio" || c.checked).forEach(announce);
+    return () => {
+      if (!changed.size) return;
+      readerValues.forEach(([c, value]) => {
+        if (c.tagName === "SELECT") [...c.options].forEach((o, k) => { o.selected = value[k]; });
+        else c.value = value;
+      });
+      readerUnchecked.forEach((c) => { c.checked = false; });
+      readerChecked.forEach((c) => { c.checked = true; });
+      [...changed].filter((c) => c.type !== "radio" || c.checked).forEach(announce);
+    };
   }
 
   addEventListener("beforeprint", () => {

@@ -358,3 +358,26 @@ def _figure_labels(config: MkDocsConfig, src_uri: str) -> dict[str, str]:
     if book is None:
         return {}
     return {f.fig_id: f.label for f in book.figures.values() if f.src_uri == src_uri}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m numbook.cite --version``: the version CITATION.cff names (release scripts
+    compare it with the tag they deploy)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m numbook.cite", description=main.__doc__)
+    parser.add_argument("--file", default="CITATION.cff", help="the Citation File Format file")
+    parser.add_argument("--version", action="store_true", required=True, help="print the version it names")
+    args = parser.parse_args(argv)
+    try:
+        data = load_cff(args.file)
+    except CitationError as exc:
+        parser.error(str(exc))
+    if not data.get("version"):
+        parser.error(f"{args.file} names no version")
+    print(data["version"])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -109,17 +109,17 @@ def gallery_html(
         light, dark, data = (html.escape(url_for(u)) for u in (e.light, e.dark, e.data))
         fid = html.escape(e.fig_id)
         items.append(
-            '<li class="numbook-gallery__item">\n'
+            '<li class="numbook-gallery__item"><figure>\n'
             # The caption right below says what the preview shows: the image is decorative here.
             f'<div class="numbook-gallery__preview"><img src="{light}#only-light" alt="" loading="lazy" '
             f'decoding="async"><img src="{dark}#only-dark" alt="" loading="lazy" decoding="async"></div>\n'
-            f'<p class="numbook-gallery__caption"><a href="{html.escape(page_url)}#{fid}">'
+            f'<figcaption><p class="numbook-gallery__caption"><a href="{html.escape(page_url)}#{fid}">'
             f"{html.escape(e.label)}</a>: {escape_text(e.caption)}</p>\n"
             f'<p class="numbook-gallery__where">In {where_html}</p>\n'
             f'<p class="numbook-gallery__downloads">Download: '
             f'<a href="{light}" download="{fid}.light.svg">SVG, light</a> · '
             f'<a href="{dark}" download="{fid}.dark.svg">SVG, dark</a> · '
-            f'<a href="{data}" download="{fid}.csv">data, CSV</a></p>\n'
-            "</li>"
+            f'<a href="{data}" download="{fid}.csv">data, CSV</a></p></figcaption>\n'
+            "</figure></li>"
         )
     return '<ul class="numbook-gallery">\n' + "\n".join(items) + "\n</ul>"

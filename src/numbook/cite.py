@@ -24,6 +24,7 @@ Nothing here knows the book's subject.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import html
 import logging
@@ -337,8 +338,8 @@ class CitePlugin(BasePlugin[CiteConfig]):
 
 
 def _with_language(edition: Edition, config: MkDocsConfig) -> Edition:
-    language = config.theme.get("language") or edition.language
-    return Edition(**{**edition.__dict__, "language": str(language)})
+    """The edition in the site's language (the theme's ``language``)."""
+    return dataclasses.replace(edition, language=str(config.theme.get("language") or edition.language))
 
 
 def _numbook(config: MkDocsConfig) -> Any:

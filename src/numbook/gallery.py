@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .cells import Heading
 from .format import escape_text
 from .numbering import section_prefix
 from .render import _plain, figures_dir
@@ -51,7 +52,9 @@ def figure_entries(book: Book, page_order: Sequence[str] = ()) -> list[FigureEnt
             fig = out.figure
             if fig is None or fig.fig_id not in book.figures:
                 continue
-            section, section_id = _section_above(p.parsed.headings, p.number, fence_lines.get(out.index, 0))
+            section, section_id = _section_above(
+                p.parsed.headings, p.number, fence_lines.get(out.index, 0), book.first_section.get(p.src_uri, 1)
+            )
             base = figures_dir(p.src_uri) + fig.fig_id
             entries.append(
                 FigureEntry(
@@ -69,10 +72,13 @@ def figure_entries(book: Book, page_order: Sequence[str] = ()) -> list[FigureEnt
     return entries
 
 
-def _section_above(headings, page_number: str | None, line: int) -> tuple[str | None, str | None]:
-    """The last ``##`` heading before ``line``, with the number the page shows in front of it."""
+def _section_above(
+    headings: Sequence[Heading], page_number: str | None, line: int, first: int = 1
+) -> tuple[str | None, str | None]:
+    """The last ``##`` heading before ``line``, with the number the page shows in front of it
+    (``first`` is the number of the page's first section: a part may span pages)."""
     found = None
-    for k, h in enumerate(headings, start=1):
+    for k, h in enumerate(headings, start=first):
         if h.line > line:
             break
         found = (k, h)

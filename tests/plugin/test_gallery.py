@@ -26,19 +26,24 @@ NUMBERED = (
     + "\n## The update *of* a row\n\n"
     + FIG.format(id="fig-update", caption="The update", n=4)
 )
+# Part 2 goes on, on a second page: its sections and figures are numbered on.
+CONTINUED = "---\nnumber: 2\ntitle: More heads\n---\n\n# More heads\n\n## More {#p2-more}\n\n" + FIG.format(
+    id="fig-more", caption="More", n=5
+)
 UNNUMBERED = "# Notes\n\nBefore any section.\n\n" + FIG.format(id="fig-note", caption="A note & more", n=1)
 GALLERY = "# All figures\n\nEvery figure, listed when the site is built.\n"
 
 
 def gallery_site(make_site, **plugin):
     site = make_site(
-        {"index.md": "# Home\n", "b-heads.md": NUMBERED, "a-notes.md": UNNUMBERED, "figures.md": GALLERY},
+        {"index.md": "# Home\n", "b-heads.md": NUMBERED, "c-more.md": CONTINUED, "a-notes.md": UNNUMBERED,
+         "figures.md": GALLERY},
         plugin={"figure_gallery": "figures.md", **plugin},
     )
     config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
     # The navigation puts the numbered page first, against the alphabet of the file names.
-    config["nav"] = [{"Home": "index.md"}, {"Part 2 · Heads": "b-heads.md"}, {"Notes": "a-notes.md"},
-                     {"All figures": "figures.md"}]
+    config["nav"] = [{"Home": "index.md"}, {"Part 2 · Heads": "b-heads.md"}, {"Part 2, more": "c-more.md"},
+                     {"Notes": "a-notes.md"}, {"All figures": "figures.md"}]
     (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     return site
 
@@ -53,12 +58,14 @@ def test_gallery_lists_every_figure_in_book_order(make_site):
     assert labels == [
         ("../b-heads/#fig-scores", "Figure 2.1", "Scores: largest 30"),  # caption as computed on its page
         ("../b-heads/#fig-update", "Figure 2.2", "The update"),
+        ("../c-more/#fig-more", "Figure 2.3", "More"),
         ("../a-notes/#fig-note", "Figure 1", "A note &amp; more"),
     ]
     # where each figure is: the page's navigation title and the numbered section, linked when it has an id
     assert re.search(r'In <a href="../b-heads/">Part 2 · Heads</a>, <a href="../b-heads/#p2-scores">2.1 Scores</a>', items[0])
     assert 'In <a href="../b-heads/">Part 2 · Heads</a>, 2.2 The update of a row</p>' in items[1]
-    assert 'In <a href="../a-notes/">Notes</a></p>' in items[2]  # before any section
+    assert '<a href="../c-more/#p2-more">2.3 More</a></p>' in items[2]  # numbered on from the first page
+    assert 'In <a href="../a-notes/">Notes</a></p>' in items[3]  # before any section
     # every link points at an element that exists, and every download is the published file
     for item, (href, label, _) in zip(items, labels):
         page, anchor = href.removeprefix("../").split("#")
@@ -82,4 +89,4 @@ def test_gallery_leaves_out_a_page_whose_blocks_failed(make_site):
     site.page("a-notes.md", UNNUMBERED + "\n```python exec\nraise ValueError('no')\n```\n")
     site.build(serve=True)  # serving shows the error on its page and builds the rest
     items = re.findall(r'<li class="numbook-gallery__item">', site.main("figures"))
-    assert len(items) == 2
+    assert len(items) == 3

@@ -167,14 +167,15 @@ def edition_from_cff(
         raise CitationError("site_url is not set in mkdocs.yml: citations need the book's permanent address")
     root = site_url.rstrip("/")
     url = root + "/" if root.endswith("/" + version) else urljoin(root + "/", version + "/")
-    stem = str(data.get("repository-code") or data.get("url") or data["title"]).rstrip("/").rsplit("/", 1)[-1]
+    # BibTeX keys start with the title's first words: "how-transformers-attend-0.1.0-part2".
+    stem = "-".join(re.findall(r"[A-Za-z0-9]+", str(data["title"]).lower())[:3])
     return Edition(
         title=str(data["title"]),
         authors=tuple(_author(a, f"{where}, authors[{k}]") for k, a in enumerate(authors)),
         version=version,
         released=released,
         url=url,
-        key=re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-").lower() or "book",
+        key=stem or "book",
     )
 
 

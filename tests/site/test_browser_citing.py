@@ -141,7 +141,15 @@ def test_a_chapter_prints_cleanly(browser, served_site, scheme):
         page.locator(".tabbed-set").first.locator(".tabbed-labels > label").nth(1).click()
         chosen = page.evaluate(CHOSEN_TABS)
         assert chosen[0] == 1
-        page.evaluate(RECORD_PRINT)
+        # a widget's control (any form control in the page), moved by the reader
+        page.evaluate("""() => {
+            const input = Object.assign(document.createElement('input'), {type: 'number', id: 'probe'});
+            input.setAttribute('value', '3');  // the value the page was served with
+            input.addEventListener('input', () => { window.heard = (window.heard || []).concat(input.value); });
+            document.querySelector('article').append(input);
+            input.value = '7';
+        }""")
+        page.evaluate(RECORD_PRINT.replace("window.printed = {", "window.printed = {probe: document.getElementById('probe').value,"))
 
         pdf = page.pdf(format="A4", print_background=False)  # Chromium's print to PDF
 
@@ -151,6 +159,9 @@ def test_a_chapter_prints_cleanly(browser, served_site, scheme):
         assert printed["scheme"] == "default"  # light colours on paper
         assert printed["lazy"] == 0  # every figure asked for, not only those near the screen
         assert printed["tabs"] == defaults
+        assert printed["probe"] == "3"  # the widget printed in its default state...
+        assert page.evaluate("() => window.heard") == ["3", "7"]  # ...told so, and told again after
+        assert page.evaluate("() => document.getElementById('probe').value") == "7"
         edition = f"{data['url']}{data['version']}/"
         assert printed["links"] and all(u.startswith(("http://", "https://")) for u in printed["links"])
         assert any(u.startswith(edition) and u != edition + CHAPTER.lstrip("/") for u in printed["links"])

@@ -33,3 +33,7 @@ class NumbookConfig(base.Config):
     #: The word an empty link to a numbered page is filled with: ``[](part4.md)`` on a
     #: page linking to ``number: 4`` reads "Part 4".
     page_label = c.Type(str, default="Part")
+    #: A page of the docs (``figures.md``) at whose end numbook lists every figure of the
+    #: book: number, caption, page and section, a link, and downloads of both SVG variants
+    #: and the data (`numbook.gallery`). Unset: no gallery.
+    figure_gallery = c.Optional(c.Type(str))

@@ -22,12 +22,14 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
 from .book import Book, Settings, SourcePage
 from .config import NumbookConfig
 from .errors import format_errors
 from .figures import DEFAULT_DARK_COLORS
+from .gallery import figure_entries, gallery_html
 from .pool import default_workers
 from .preview import log_shown_on_page
 from .render import RenderOptions
@@ -108,6 +110,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self.book: Book | None = None
         self.render_options = RenderOptions()
         self._pinned_date: str | None = None  # the SOURCE_DATE_EPOCH this build set
+        self.nav_titles: dict[str, str] = {}  # src_uri -> title in the navigation, in nav order
 
     @property
     def pages_executed(self) -> int:
@@ -159,6 +162,9 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         )
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:
+        gallery = self.config.figure_gallery
+        if gallery and files.get_file_from_path(gallery) is None:
+            raise PluginError(f"numbook: figure_gallery is {gallery!r}, which is not a page of the docs directory")
         self.book = Book(self._settings(config))
         docs = sorted(files.documentation_pages(), key=reading_order(config.nav))
         pages = [SourcePage(f.src_uri, f.content_string) for f in docs]
@@ -174,6 +180,11 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             log_shown_on_page(log, message)  # each page shows its own; the rebuild completes
         return files
 
+    def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation | None:
+        """Remember the pages' order and titles in the navigation (the gallery follows them)."""
+        self.nav_titles = {p.file.src_uri: p.title or p.file.src_uri for p in nav.pages}
+        return nav
+
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
         if self.book is None:
             return markdown
@@ -183,9 +194,13 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             return f.url_relative_to(page.file) if f is not None else src_uri
 
         try:
-            return self.book.render(page.file.src_uri, markdown, url_for, self.render_options)
+            markdown = self.book.render(page.file.src_uri, markdown, url_for, self.render_options)
         except RuntimeError as exc:
             raise PluginError(f"numbook: {exc}") from exc
+        if page.file.src_uri == self.config.figure_gallery and self.config.enabled:
+            entries = figure_entries(self.book, list(self.nav_titles))
+            markdown = markdown.rstrip("\n") + "\n\n" + gallery_html(entries, url_for, self.nav_titles) + "\n"
+        return markdown
 
     def _unpin_date(self) -> None:
         """Take back the SOURCE_DATE_EPOCH we set (the next build, or `serve` after a

@@ -152,13 +152,18 @@ def figure_html(fig: FigureOutput, label: str, url_for: Callable[[str], str], ba
         # only when the figure comes near the screen.
         f'<img src="{html.escape(light)}#only-light" alt="{alt}" loading="lazy" decoding="async">\n'
         f'<img src="{html.escape(dark)}#only-dark" alt="{alt}" loading="lazy" decoding="async">\n'
-        f"<figcaption>{html.escape(label)}: {caption}</figcaption>\n"
+        f"<figcaption>{html.escape(label)}: {caption} {_self_link(fig.fig_id)}</figcaption>\n"
         "</figure>\n"
         f'<details class="numbook-data">\n<summary>The data behind {html.escape(label)}</summary>\n'
         f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>\n"
         f'<p><a href="{html.escape(csv_url)}" download="{html.escape(fig.fig_id)}.csv">'
         f"Download the data (CSV)</a></p>\n</details>"
     )
+
+
+def _self_link(fig_id: str) -> str:
+    """A link from a figure's caption to the figure itself, styled like a heading's permalink."""
+    return f'<a class="headerlink" href="#{html.escape(fig_id)}" title="Link to this figure">&para;</a>'
 
 
 def _page_dir(src_uri: str) -> str:
@@ -277,8 +282,8 @@ def render_page(
                 info = figures[cell.options.figure]
                 chunks.append(
                     f'<figure class="numbook-figure" id="{html.escape(info.fig_id)}">'
-                    f"<figcaption>{html.escape(info.label)}: {escape_text(cell.options.caption or '')}"
-                    "</figcaption></figure>"
+                    f"<figcaption>{html.escape(info.label)}: {escape_text(cell.options.caption or '')} "
+                    f"{_self_link(info.fig_id)}</figcaption></figure>"
                 )
         body = "\n\n".join(chunks)
         edits.append((cell.start, cell.end, "\n" + _indent(body, cell.indent) + "\n\n"))

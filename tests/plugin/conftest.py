@@ -113,7 +113,7 @@ class _Collect(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def build_error(site: Site, **kwargs: Any) -> str:
+def build_error(site: Site, *, prefix: str = "numbook:", **kwargs: Any) -> str:
     """Build a site that must fail with numbook's PluginError; return its message.
 
     MkDocs logs a BuildError's message and raises Abort; we read the logged message.
@@ -128,6 +128,6 @@ def build_error(site: Site, **kwargs: Any) -> str:
             site.build(**kwargs)
     finally:
         logger.removeHandler(handler)
-    numbook = [m for m in handler.messages if m.startswith("numbook:")]
+    numbook = [m for m in handler.messages if m.startswith(prefix)]
     assert numbook, f"the build failed, but not with a numbook error: {handler.messages}"
     return "\n".join(numbook)

@@ -74,7 +74,10 @@ def test_figures_are_svg_files_numbered_and_referenced(make_site):  # c
     assert 'src="figures/fig-line.light.svg#only-light"' in figure
     assert 'src="figures/fig-line.dark.svg#only-dark"' in figure
     assert figure.count('alt="A line rising from 0 to 0.5"') == 2
-    assert "<figcaption>Figure 4.2: Loss &amp; &lt;accuracy&gt;</figcaption>" in figure
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", figure, re.S).group(1)
+    assert caption.startswith("Figure 4.2: Loss &amp; &lt;accuracy&gt; ")
+    # the caption links to the figure itself, so a reader can copy the figure's address
+    assert re.search(r'<a [^>]*href="#fig-line"[^>]*>', caption)
 
     # numbering within the page's number; unnumbered pages count alone
     assert "Figure 4.1: The first one" in page

@@ -1,0 +1,385 @@
+"""Cite the book, a page or a figure, from one metadata file read when the site is built.
+
+The project's ``CITATION.cff`` (the Citation File Format, which GitHub and Zenodo read too)
+is the only place where the book's title, authors, version and release date are written.
+The ``numbook-cite`` MkDocs plugin reads it once per build and, for every page, puts a
+`Citation` in the template context as ``citation``: the theme's templates turn it into the
+citation box at the end of the page and the Highwire ``citation_*`` meta tags that reference
+managers read. Under the caption of each figure numbook made it adds a "Cite this figure"
+text.
+
+Permanent addresses: an edition (a version) is published under ``<site_url><version>/``
+(``mike deploy <version>``), and stays there when later editions appear, so every citation
+names the edition's own address. A build that ``mike`` did not start cites the edition named
+in ``CITATION.cff``; one that it did start must deploy that same version (otherwise the build
+stops: the citations would name the wrong edition). Material's version menu reads
+``versions.json``, which only a ``mike`` deployment has, so the plugin leaves the menu out of
+other builds (a local preview, the test build) instead of letting them request a missing file.
+
+The date a reader accessed a page cannot be known when the site is built: the texts hold
+`ACCESSED`, which the site's script replaces with the reader's date.
+
+Nothing here knows the book's subject.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import html
+import logging
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+import yaml
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+log = logging.getLogger("mkdocs.plugins.numbook.cite")
+
+#: Stands for the date the reader accessed the page; the site's script fills it in.
+ACCESSED = "YYYY-MM-DD"
+#: The environment variable `mike deploy` sets to the version it is building.
+MIKE_VERSION_VARIABLE = "MIKE_DOCS_VERSION"
+
+_FIGURE = re.compile(
+    r'(<figure class="numbook-figure" id="(?P<id>[^"]+)">.*?)(?P<end></figcaption>)', re.S
+)
+_BIBTEX_SPECIAL = str.maketrans({c: "\\" + c for c in "&%$#_{}"})
+
+
+class CitationError(ValueError):
+    """The metadata file is missing, unreadable, or lacks what a citation needs."""
+
+
+@dataclass(frozen=True)
+class Author:
+    plain: str  # "Ada Lovelace", or an organisation's name
+    inverted: str  # "Lovelace, Ada" (reference managers' order), or the name
+    bibtex: str  # "Lovelace, Ada", or "{Name}" so BibTeX does not split it
+
+
+@dataclass(frozen=True)
+class Edition:
+    """What every citation of this build shares."""
+
+    title: str
+    authors: tuple[Author, ...]
+    version: str
+    released: datetime.date
+    url: str  # the permanent address of this edition, ending in "/"
+    key: str  # stem of the BibTeX keys
+    language: str = "en"
+
+    @property
+    def year(self) -> str:
+        return str(self.released.year)
+
+    @property
+    def author_line(self) -> str:
+        names = [a.plain for a in self.authors]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@dataclass(frozen=True)
+class Citation:
+    """How to cite one page: the texts of its citation box and its meta tags."""
+
+    title: str  # what is cited: a part of the book, or the book itself
+    url: str  # its permanent address
+    plain: str  # one line of text, with ACCESSED for the date of access
+    bibtex: str
+    meta: tuple[tuple[str, str], ...]  # Highwire (name, content) pairs
+    example: str | None = None  # how to cite one section of the page, if it has numbered ones
+
+
+def load_cff(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The metadata file as a mapping; a missing or malformed file is a CitationError."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CitationError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise CitationError(f"{path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise CitationError(f"{path} must be a YAML mapping (cff-version, title, authors, ...)")
+    return data
+
+
+def _author(entry: Any, where: str) -> Author:
+    if not isinstance(entry, dict):
+        raise CitationError(f"{where}: each author must be a mapping")
+    if entry.get("family-names"):
+        family = " ".join(str(entry[k]) for k in ("name-particle", "family-names") if entry.get(k))
+        given = str(entry.get("given-names", "")).strip()
+        suffix = f", {entry['name-suffix']}" if entry.get("name-suffix") else ""
+        plain = f"{given} {family}".strip() + suffix
+        inverted = f"{family}{suffix}, {given}" if given else family + suffix
+        bibtex = f"{family}{suffix}, {given}" if given else family + suffix
+        return Author(plain, inverted, bibtex)
+    if entry.get("name"):
+        name = str(entry["name"])
+        return Author(name, name, "{" + name + "}")
+    raise CitationError(f"{where}: an author needs family-names (a person) or name (an organisation)")
+
+
+def edition_from_cff(
+    data: Mapping[str, Any], site_url: str, *, deployed: str | None = None, where: str = "CITATION.cff"
+) -> Edition:
+    """The edition a build publishes, from the metadata and the site's address.
+
+    ``deployed`` is the version `mike` is deploying, if it is; it must be the metadata's.
+    ``site_url`` may already end with that version (mike's plugin appends it).
+    """
+    missing = [k for k in ("title", "authors", "version", "date-released") if not data.get(k)]
+    if missing:
+        raise CitationError(f"{where} lacks {', '.join(missing)}: a citation needs them")
+    version = str(data["version"])
+    if deployed is not None and deployed != version:
+        raise CitationError(
+            f"mike is deploying version {deployed!r} but {where} names version {version!r}: "
+            f"set version (and date-released) in {where} first, so citations name the edition they are in"
+        )
+    released = data["date-released"]
+    if isinstance(released, str):
+        try:
+            released = datetime.date.fromisoformat(released)
+        except ValueError:
+            raise CitationError(f"{where}: date-released must be a date, YYYY-MM-DD, not {released!r}") from None
+    if not isinstance(released, datetime.date):
+        raise CitationError(f"{where}: date-released must be a date, YYYY-MM-DD")
+    authors = data["authors"]
+    if not isinstance(authors, list):
+        raise CitationError(f"{where}: authors must be a list")
+    if not site_url:
+        raise CitationError("site_url is not set in mkdocs.yml: citations need the book's permanent address")
+    root = site_url.rstrip("/")
+    url = root + "/" if root.endswith("/" + version) else urljoin(root + "/", version + "/")
+    # BibTeX keys start with the title's first words: "how-transformers-attend-0.1.0-part2".
+    stem = "-".join(re.findall(r"[A-Za-z0-9]+", str(data["title"]).lower())[:3])
+    return Edition(
+        title=str(data["title"]),
+        authors=tuple(_author(a, f"{where}, authors[{k}]") for k, a in enumerate(authors)),
+        version=version,
+        released=released,
+        url=url,
+        key=stem or "book",
+    )
+
+
+def _bibtex(kind: str, key: str, fields: Sequence[tuple[str, str]]) -> str:
+    width = max(len(name) for name, _ in fields)
+    lines = [f"  {name.ljust(width)} = {{{value}}}," for name, value in fields]
+    return f"@{kind}{{{key},\n" + "\n".join(lines) + "\n}"
+
+
+def _bib(text: str) -> str:
+    return text.translate(_BIBTEX_SPECIAL)
+
+
+def page_citation(
+    edition: Edition,
+    page_url: str,
+    title: str,
+    *,
+    whole_book: bool = False,
+    section: tuple[str, str] | None = None,
+) -> Citation:
+    """How to cite one page (``page_url`` relative to the site, "" for the home page).
+
+    ``title`` is what the page is cited as ("Part 2. One attention head"); ``whole_book``
+    cites the book itself instead (the home page). ``section`` is (label, anchor) of one of
+    the page's numbered sections, to show how a section is cited.
+    """
+    url = urljoin(edition.url, page_url)
+    authors = edition.author_line
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", page_url).strip("-").lower()
+    key = f"{edition.key}-{edition.version}" + (f"-{slug}" if slug and not whole_book else "")
+    author_field = " and ".join(a.bibtex for a in edition.authors)
+    meta: list[tuple[str, str]] = [("citation_title", edition.title if whole_book else title)]
+    meta += [("citation_author", a.inverted) for a in edition.authors]
+    meta.append(("citation_publication_date", edition.released.strftime("%Y/%m/%d")))
+    if not whole_book:
+        meta.append(("citation_book_title", edition.title))
+    meta += [
+        ("citation_version", edition.version),
+        ("citation_public_url", url),
+        ("citation_language", edition.language),
+    ]
+    common = [("year", edition.year), ("version", edition.version), ("url", url), ("urldate", ACCESSED)]
+    if whole_book:
+        plain = f"{authors} ({edition.year}). {edition.title} (version {edition.version}). {url} (accessed {ACCESSED})."
+        bibtex = _bibtex("book", key, [("author", author_field), ("title", _bib(edition.title)), *common])
+        cited = edition.title
+    else:
+        plain = (
+            f"{authors} ({edition.year}). {title}. In {edition.title} (version {edition.version}). "
+            f"{url} (accessed {ACCESSED})."
+        )
+        bibtex = _bibtex(
+            "inbook",
+            key,
+            [("author", author_field), ("title", _bib(title)), ("booktitle", _bib(edition.title)), *common],
+        )
+        cited = title
+    example = None
+    if section is not None:
+        label, anchor = section
+        example = f"{label}, in {cited}, {url}#{anchor}"
+    return Citation(title=cited, url=url, plain=plain, bibtex=bibtex, meta=tuple(meta), example=example)
+
+
+def figure_citation(edition: Edition, page: Citation, label: str, fig_id: str) -> str:
+    """One line that cites a figure: its number, the page it is on, and its own address."""
+    return (
+        f"{label}, in: {edition.author_line} ({edition.year}). {page.title}. "
+        + ("" if page.title == edition.title else f"In {edition.title} ")
+        + f"(version {edition.version}). {page.url}#{fig_id} (accessed {ACCESSED})."
+    )
+
+
+def add_figure_citations(page_html: str, cite_figure: Mapping[str, str]) -> str:
+    """Put a collapsed "Cite this figure" text at the end of each listed figure's caption."""
+
+    def add(m: re.Match[str]) -> str:
+        text = cite_figure.get(m.group("id"))
+        if text is None:
+            return m.group(0)
+        return (
+            m.group(1)
+            + '<details class="numbook-cite-figure"><summary>Cite this figure</summary>'
+            + f'<pre><code class="numbook-cite-text" data-accessed="{ACCESSED}">{html.escape(text)}</code></pre>'
+            + "</details>"
+            + m.group("end")
+        )
+
+    return _FIGURE.sub(add, page_html)
+
+
+class CiteConfig(base.Config):
+    #: The Citation File Format file, relative to mkdocs.yml.
+    file = c.Type(str, default="CITATION.cff")
+
+
+class CitePlugin(BasePlugin[CiteConfig]):
+    """Give every page its citation (box, meta tags) and every figure its own citation."""
+
+    def __init__(self) -> None:
+        self.edition: Edition | None = None
+        self._citations: dict[str, Citation] = {}
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        path = os.path.join(root, self.config.file)
+        deployed = os.environ.get(MIKE_VERSION_VARIABLE) or None
+        try:
+            self.edition = edition_from_cff(
+                load_cff(path), config.site_url or "", deployed=deployed, where=self.config.file
+            )
+        except CitationError as exc:
+            raise PluginError(f"numbook-cite: {exc}") from None
+        self.edition = _with_language(self.edition, config)
+        self._citations = {}
+        version_menu = config.extra.get("version")
+        if deployed is None and isinstance(version_menu, dict) and version_menu.get("provider") == "mike":
+            # No versions.json exists outside a mike deployment: no menu to fill.
+            config.extra.pop("version")
+            log.debug("numbook-cite: version menu left out (this build is not a mike deployment)")
+        return config
+
+    def citation(self, page: Page, config: MkDocsConfig) -> Citation:
+        """The page's citation (computed once per page and build)."""
+        assert self.edition is not None
+        key = page.file.src_uri
+        if key not in self._citations:
+            # The page's own title (front matter), not the shorter one the navigation may give it.
+            title = str(page.meta.get("title") or page.title or page.file.src_uri)
+            number = page.meta.get("number")
+            if number is not None and not title.startswith(f"{_page_label(config)} {number}"):
+                title = f"{_page_label(config)} {number}. {title}"
+            section = None
+            if number is not None:
+                for item in page.toc:
+                    for child in [item, *item.children]:
+                        if child.level == 2 and child.id:
+                            section = (f"Section {child.title.split(' ', 1)[0]}", child.id)
+                            break
+                    if section:
+                        break
+            self._citations[key] = page_citation(
+                self.edition, page.url, title, whole_book=page.is_homepage, section=section
+            )
+        return self._citations[key]
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+        figures = _figure_labels(config, page.file.src_uri)
+        if not figures or self.edition is None:
+            return html
+        cited = self.citation(page, config)
+        texts = {fid: figure_citation(self.edition, cited, label, fid) for fid, label in figures.items()}
+        return add_figure_citations(html, texts)
+
+    def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Any) -> dict[str, Any]:
+        if self.edition is not None:
+            context["citation"] = self.citation(page, config)
+            context["citation_accessed"] = ACCESSED
+        return context
+
+
+def _with_language(edition: Edition, config: MkDocsConfig) -> Edition:
+    """The edition in the site's language (the theme's ``language``)."""
+    return dataclasses.replace(edition, language=str(config.theme.get("language") or edition.language))
+
+
+def _numbook(config: MkDocsConfig) -> Any:
+    return config.plugins.get("numbook")
+
+
+def _page_label(config: MkDocsConfig) -> str:
+    """The word numbook puts before a page's number ("Part")."""
+    numbook = _numbook(config)
+    return numbook.config.page_label if numbook is not None else "Part"
+
+
+def _figure_labels(config: MkDocsConfig, src_uri: str) -> dict[str, str]:
+    """{figure id: "Figure 4.3"} for the figures numbook made on this page."""
+    numbook = _numbook(config)
+    book = getattr(numbook, "book", None)
+    if book is None:
+        return {}
+    return {f.fig_id: f.label for f in book.figures.values() if f.src_uri == src_uri}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m numbook.cite --version``: the version CITATION.cff names (release scripts
+    compare it with the tag they deploy)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m numbook.cite", description=main.__doc__)
+    parser.add_argument("--file", default="CITATION.cff", help="the Citation File Format file")
+    parser.add_argument("--version", action="store_true", required=True, help="print the version it names")
+    args = parser.parse_args(argv)
+    try:
+        data = load_cff(args.file)
+    except CitationError as exc:
+        parser.error(str(exc))
+    if not data.get("version"):
+        parser.error(f"{args.file} names no version")
+    print(data["version"])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

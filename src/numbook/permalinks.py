@@ -1,0 +1,220 @@
+"""Permanent addresses: every page and anchor the book has published, kept in a manifest.
+
+A citation points at a page (``part2-one-head/``) or at an anchor on it (``#p2-qkv``,
+``#fig-p2-attn-river``). The manifest (``permalinks.json``, committed) lists every page
+address and every anchor id a build has published; `missing` compares a new build with it.
+A build may add pages and anchors freely. It may not drop one the manifest lists, unless
+
+* the page moved and its old address is a redirect (``mkdocs-redirects``'s
+  ``redirect_maps``) to a page that has the anchors, or
+* the anchor was renamed and the old id is kept beside the new one (an empty element,
+  ``[](){#old-id}`` in Markdown).
+
+Anchors are the ids inside a page's ``<article>``: section headings, figures, and any
+element an author gave an id (equations, questions). Ids that page machinery makes up and
+renumbers (tabs and other form controls, footnotes, code lines, notebook cells) are not
+addresses anyone should cite, so they are not listed; nor is the page title's (the page's
+own address cites it).
+
+    uv run python -m numbook.permalinks --update   # build the book, add what is new
+    uv run python -m numbook.permalinks --check    # build the book, list what was dropped
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import posixpath
+import re
+import sys
+import tempfile
+from collections.abc import Mapping
+from html.parser import HTMLParser
+from pathlib import Path
+
+MANIFEST = "permalinks.json"
+ABOUT = (
+    "Every page address and anchor id the published book has had (numbook.permalinks). "
+    "A build must keep each one, or redirect its page; add new ones with "
+    "`uv run python -m numbook.permalinks --update`."
+)
+# Ids made up by page machinery, not by an author: Material's and pymdownx's internals
+# ("__tabbed_1_2", "__codelineno-0-3"), footnotes, mkdocs-jupyter's cells.
+_MACHINE_ID = re.compile(r"^(__|fn:|fnref:|cell-)")
+# Form controls' ids are machinery too; a page's title (h1) is cited by the page's address.
+_SKIPPED_TAGS = {"input", "label", "h1"}
+_REFRESH = re.compile(r'<meta\s+http-equiv="refresh"\s+content="\d+;\s*url=([^"]+)"', re.I)
+
+
+class _Anchors(HTMLParser):
+    """The citable ids inside the page's first <article> element."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: list[str] = []
+        self.depth = 0  # open <article> elements
+        self.seen_article = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "article" and not self.seen_article:
+            self.seen_article = True
+            self.depth = 1
+            return
+        if tag == "article" and self.depth:
+            self.depth += 1
+        if not self.depth or tag in _SKIPPED_TAGS:
+            return
+        ident = dict(attrs).get("id")
+        if ident and not _MACHINE_ID.match(ident):
+            self.ids.append(ident)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "article" and self.depth:
+            self.depth -= 1
+
+
+def page_anchors(page_html: str) -> list[str] | None:
+    """The citable ids of a page, or None when the HTML is not a page with an <article>."""
+    parser = _Anchors()
+    parser.feed(page_html)
+    return sorted(set(parser.ids)) if parser.seen_article else None
+
+
+def page_file(site: Path, url: str) -> Path:
+    """The file a page address is served from ("" is the home page)."""
+    return site / url / "index.html" if url else site / "index.html"
+
+
+def collect(site: str | os.PathLike[str]) -> dict[str, list[str]]:
+    """{page address: its citable anchor ids} for every page of a built site.
+
+    Addresses are relative to the site ("part2-one-head/", "" for the home page). Redirect
+    pages and the 404 page are not pages of the book.
+    """
+    root = Path(site)
+    pages: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("index.html")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if _REFRESH.search(text):
+            continue
+        anchors = page_anchors(text)
+        if anchors is None:
+            continue
+        rel = path.parent.relative_to(root).as_posix()
+        pages["" if rel == "." else rel + "/"] = anchors
+    return pages
+
+
+def resolve(site: Path, url: str, hops: int = 5) -> tuple[str, str] | None:
+    """(address, HTML) of the page an address leads to, following redirects inside the
+    site; None when nothing is there or a redirect leaves the site."""
+    for _ in range(hops + 1):
+        path = page_file(site, url)
+        if not path.is_file():
+            return None
+        text = path.read_text(encoding="utf-8", errors="replace")
+        m = _REFRESH.search(text)
+        if m is None:
+            return url, text
+        target = m.group(1).split("#", 1)[0]
+        if "://" in target or target.startswith("/"):
+            return None
+        url = posixpath.normpath(posixpath.join(url, target))
+        if url.startswith(".."):
+            return None
+        url = "" if url == "." else url.rstrip("/") + "/"
+    return None
+
+
+def missing(manifest: Mapping[str, list[str]], site: str | os.PathLike[str]) -> list[str]:
+    """What a built site dropped of the manifest's pages and anchors, one line each."""
+    root = Path(site)
+    problems = []
+    for url, anchors in sorted(manifest.items()):
+        found = resolve(root, url)
+        if found is None:
+            problems.append(
+                f"/{url}: the page is gone; if it moved, add its old address to redirects.redirect_maps in mkdocs.yml"
+            )
+            continue
+        target, text = found
+        present = set(page_anchors(text) or [])
+        where = f"/{url}" + (f" (redirected to /{target})" if target != url else "")
+        for anchor in anchors:
+            if anchor not in present:
+                problems.append(
+                    f"{where}#{anchor}: the anchor is gone; if it was renamed, keep the old id beside "
+                    f"the new one ([](){{#{anchor}}})"
+                )
+    return problems
+
+
+def load(path: str | os.PathLike[str]) -> dict[str, list[str]]:
+    """The manifest's pages ({} when the file does not exist yet)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    return {url: list(anchors) for url, anchors in data["pages"].items()}
+
+
+def merge(old: Mapping[str, list[str]], new: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """The manifest after a build: everything it listed, plus what the build added."""
+    urls = set(old) | set(new)
+    return {url: sorted(set(old.get(url, [])) | set(new.get(url, []))) for url in sorted(urls)}
+
+
+def dump(pages: Mapping[str, list[str]]) -> str:
+    """The manifest file's text: one anchor a line, so a diff shows each addition."""
+    return json.dumps({"about": ABOUT, "pages": dict(sorted(pages.items()))}, indent=1, ensure_ascii=False) + "\n"
+
+
+def build_site(config_file: str, site_dir: str) -> None:
+    """A strict build of the book into ``site_dir`` (the numbook cache makes it quick)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    config = load_config(config_file, site_dir=site_dir, strict=True)
+    config.plugins.on_startup(command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config.plugins.on_shutdown()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m numbook.permalinks", description=__doc__.split("\n\n")[0])
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--update", action="store_true", help="add the build's new pages and anchors to the manifest")
+    action.add_argument("--check", action="store_true", help="list the manifest's pages and anchors the build dropped")
+    parser.add_argument("--manifest", default=MANIFEST, help=f"the manifest file (default: {MANIFEST})")
+    parser.add_argument("--config", default="mkdocs.yml", help="the site's mkdocs.yml (default: mkdocs.yml)")
+    parser.add_argument("--site", help="an already built site to read, instead of building one")
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="permalinks-") as tmp:
+        site = args.site
+        if site is None:
+            site = tmp
+            build_site(args.config, site)
+        old = load(args.manifest)
+        dropped = missing(old, site)
+        if args.update:
+            new = collect(site)
+            merged = merge(old, new)
+            Path(args.manifest).write_text(dump(merged), encoding="utf-8")
+            anchors = sum(map(len, merged.values()))
+            print(
+                f"{args.manifest}: {len(merged)} pages ({len(set(merged) - set(old))} new), "
+                f"{anchors} anchors ({anchors - sum(map(len, old.values()))} new)"
+            )
+    for line in dropped:
+        print(line, file=sys.stderr)
+    if dropped:
+        print(f"{len(dropped)} published address(es) missing from this build", file=sys.stderr)
+    return 1 if dropped else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

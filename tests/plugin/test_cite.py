@@ -1,0 +1,218 @@
+"""numbook.cite: citations from Citation File Format metadata, and the numbook-cite plugin
+on a throwaway site."""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+import pytest
+
+from numbook.cite import (
+    ACCESSED,
+    CitationError,
+    add_figure_citations,
+    edition_from_cff,
+    figure_citation,
+    page_citation,
+)
+
+from .conftest import build_error
+
+METADATA = {
+    "cff-version": "1.2.0",
+    "title": "A Book & Its {Braces}",
+    "authors": [
+        {"given-names": "Ada", "family-names": "Lovelace"},
+        {"given-names": "Ludwig", "name-particle": "van", "family-names": "Beethoven"},
+        {"name": "The Book Collective"},
+    ],
+    "version": "2.1",
+    "date-released": datetime.date(2026, 3, 4),  # YAML reads an unquoted date as a date
+    "repository-code": "https://example.org/people/a-book",
+}
+SITE = "https://example.org/a-book/"
+
+
+def test_edition_url_and_authors():
+    edition = edition_from_cff(METADATA, SITE)
+    assert edition.url == "https://example.org/a-book/2.1/"
+    assert edition.year == "2026"
+    assert edition.author_line == "Ada Lovelace, Ludwig van Beethoven and The Book Collective"
+    assert [a.inverted for a in edition.authors] == ["Lovelace, Ada", "van Beethoven, Ludwig", "The Book Collective"]
+    assert edition.key == "a-book-its"  # the title's first words
+    # mike's plugin has already appended the version it deploys: not appended twice
+    assert edition_from_cff(METADATA, "https://example.org/a-book/2.1", deployed="2.1").url == edition.url
+
+
+def test_a_part_of_the_book():
+    edition = edition_from_cff(METADATA, SITE)
+    c = page_citation(edition, "part2/", "Part 2. Heads", section=("Section 2.1", "p2-first"))
+    url = "https://example.org/a-book/2.1/part2/"
+    assert c.url == url
+    assert c.plain == (
+        "Ada Lovelace, Ludwig van Beethoven and The Book Collective (2026). Part 2. Heads. "
+        f"In A Book & Its {{Braces}} (version 2.1). {url} (accessed {ACCESSED})."
+    )
+    assert c.bibtex.startswith("@inbook{a-book-its-2.1-part2,\n")
+    fields = dict(re.findall(r"^  (\w+)\s+= \{(.*)\},$", c.bibtex, re.M))
+    assert fields == {
+        "author": "Lovelace, Ada and van Beethoven, Ludwig and {The Book Collective}",
+        "title": "Part 2. Heads",
+        "booktitle": r"A Book \& Its \{Braces\}",  # BibTeX's special characters escaped
+        "year": "2026",
+        "version": "2.1",
+        "url": url,
+        "urldate": ACCESSED,
+    }
+    meta = dict(c.meta)
+    assert [v for k, v in c.meta if k == "citation_author"] == [
+        "Lovelace, Ada", "van Beethoven, Ludwig", "The Book Collective"
+    ]
+    assert meta["citation_title"] == "Part 2. Heads"
+    assert meta["citation_book_title"] == "A Book & Its {Braces}"
+    assert meta["citation_publication_date"] == "2026/03/04"
+    assert meta["citation_version"] == "2.1"
+    assert meta["citation_public_url"] == url
+    assert c.example == f"Section 2.1, in Part 2. Heads, {url}#p2-first"
+
+
+def test_the_home_page_cites_the_whole_book():
+    edition = edition_from_cff(METADATA, SITE)
+    c = page_citation(edition, "", "Home", whole_book=True)
+    assert c.title == "A Book & Its {Braces}"
+    assert c.bibtex.startswith("@book{a-book-its-2.1,\n") and "booktitle" not in c.bibtex
+    assert "citation_book_title" not in dict(c.meta)
+    assert dict(c.meta)["citation_title"] == "A Book & Its {Braces}"
+    assert c.example is None
+
+
+def test_figure_citation_and_where_it_goes():
+    edition = edition_from_cff(METADATA, SITE)
+    page = page_citation(edition, "part2/", "Part 2. Heads")
+    text = figure_citation(edition, page, "Figure 2.3", "fig-heat")
+    assert text.startswith("Figure 2.3, in: Ada Lovelace")
+    assert "https://example.org/a-book/2.1/part2/#fig-heat" in text
+    html = (
+        '<figure class="numbook-figure" id="fig-heat">\n<img src="a.svg">\n'
+        "<figcaption>Figure 2.3: Heat &amp; light</figcaption>\n</figure>\n"
+        '<figure class="numbook-figure" id="fig-other"><figcaption>Figure 2.4: x</figcaption></figure>'
+    )
+    out = add_figure_citations(html, {"fig-heat": text})
+    first = re.search(r'id="fig-heat">(.*?)</figure>', out, re.S).group(1)
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", first, re.S).group(1)
+    assert caption.startswith("Figure 2.3: Heat &amp; light<details")
+    assert "Cite this figure" in caption and "fig-heat" in caption
+    assert out.count("Cite this figure") == 1  # only the figures asked for
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"version": None}, "lacks version"),
+        ({"authors": None, "title": None}, "lacks title, authors"),
+        ({"date-released": "March 2026"}, "date-released must be a date"),
+        ({"authors": [{"orcid": "x"}]}, "authors[0]: an author needs family-names"),
+    ],
+)
+def test_metadata_that_cannot_make_a_citation_is_an_error(change, message):
+    with pytest.raises(CitationError, match=re.escape(message)):
+        edition_from_cff({**METADATA, **change}, SITE)
+
+
+def test_mike_deploying_another_version_than_the_metadata_names_is_an_error():
+    with pytest.raises(CitationError, match="mike is deploying version '3.0' but CITATION.cff names version '2.1'"):
+        edition_from_cff(METADATA, SITE, deployed="3.0")
+
+
+def test_no_site_url_is_an_error():
+    with pytest.raises(CitationError, match="site_url is not set"):
+        edition_from_cff(METADATA, "")
+
+
+CFF = """\
+cff-version: 1.2.0
+message: Cite it.
+title: Throwaway Book
+authors:
+  - family-names: Lovelace
+    given-names: Ada
+version: "1.0"
+date-released: 2026-01-02
+"""
+
+PAGE = """\
+---
+number: 3
+title: Heads
+---
+
+# Heads
+
+## First things {#p3-first}
+
+```python exec figure="fig-a" caption="A line." alt="A line from 0 to 1."
+import matplotlib.pyplot as plt
+from numbook.api import figure_data
+fig, ax = plt.subplots()
+ax.plot([0, 1])
+figure_data(["x"], [[0], [1]])
+```
+"""
+
+
+def cite_site(make_site):
+    """A throwaway site with numbook-cite, and a theme template that shows what it was given."""
+    import yaml
+
+    site = make_site({"index.md": "# Home\n", "heads.md": PAGE})
+    config = yaml.safe_load((site.root / "mkdocs.yml").read_text())
+    config["site_url"] = "https://example.org/throwaway/"
+    config["plugins"].append("numbook-cite")
+    config["theme"] = {"name": "mkdocs", "custom_dir": "theme"}
+    config["extra"] = {"version": {"provider": "mike"}}
+    (site.root / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    site.write("CITATION.cff", CFF)
+    site.write("theme/main.html", """\
+        {% extends "base.html" %}
+        {% block content %}{{ super() }}
+        <pre id="plain">{{ citation.plain }}</pre>
+        {% for name, value in citation.meta %}<meta name="{{ name }}" content="{{ value }}">{% endfor %}
+        <p id="version-menu">{{ config.extra.version }}</p>
+        {% endblock %}
+        """)
+    return site
+
+
+def test_plugin_on_a_site(make_site, monkeypatch):
+    """Every page gets its citation in the template context; figures get theirs in the caption;
+    Material's version menu is left out of a build that mike did not start."""
+    monkeypatch.delenv("MIKE_DOCS_VERSION", raising=False)
+    site = cite_site(make_site)
+    site.build()
+    heads = site.html("heads")
+    url = "https://example.org/throwaway/1.0/heads/"
+    assert f"Ada Lovelace (2026). Part 3. Heads. In Throwaway Book (version 1.0). {url}" in heads
+    assert f'<meta name="citation_public_url" content="{url}">' in heads
+    assert '<meta name="citation_title" content="Part 3. Heads">' in heads
+    menu = re.search(r'<p id="version-menu">(.*?)</p>', heads, re.S).group(1)
+    assert "mike" not in menu
+    figure = re.search(r'<figure class="numbook-figure" id="fig-a">(.*?)</figure>', heads, re.S).group(1)
+    assert f"Figure 3.1, in: Ada Lovelace (2026). Part 3. Heads. In Throwaway Book (version 1.0). {url}#fig-a" in figure
+    home = site.html()
+    assert "Ada Lovelace (2026). Throwaway Book (version 1.0). https://example.org/throwaway/1.0/ (accessed" in home
+
+
+def test_plugin_under_mike(make_site, monkeypatch):
+    """`mike deploy 1.0` keeps the version menu; deploying a version CITATION.cff does not name
+    stops the build, since every citation would name the wrong edition."""
+    site = cite_site(make_site)
+    monkeypatch.setenv("MIKE_DOCS_VERSION", "1.0")
+    site.build()
+    menu = re.search(r'<p id="version-menu">(.*?)</p>', site.html("heads"), re.S).group(1)
+    assert "mike" in menu
+    assert 'content="https://example.org/throwaway/1.0/heads/"' in site.html("heads")
+    monkeypatch.setenv("MIKE_DOCS_VERSION", "2.0")
+    message = build_error(site, prefix="numbook-cite:")
+    assert "mike is deploying version '2.0' but CITATION.cff names version '1.0'" in message
+

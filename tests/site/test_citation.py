@@ -1,0 +1,104 @@
+"""Citations in the built book: every page's box and meta tags, every figure's own citation,
+and the figure gallery, all from CITATION.cff (read here independently of the plugin)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from pathlib import Path
+
+import yaml
+
+from .conftest import ROOT, site_pages
+
+
+def metadata() -> dict:
+    return yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+
+
+def edition_url() -> str:
+    data = metadata()
+    return f"{data['url']}{data['version']}/"
+
+
+def html_of(site: Path, path: str) -> str:
+    return (site / path.strip("/") / "index.html").read_text(encoding="utf-8")
+
+
+def meta_tags(page: str) -> list[tuple[str, str]]:
+    return [(n, unescape(c)) for n, c in re.findall(r'<meta name="(citation_[a-z_]+)" content="([^"]*)">', page)]
+
+
+def test_every_page_ends_with_its_citation(built_site: Path):
+    data = metadata()
+    authors = [a.get("name") or f"{a['given-names']} {a['family-names']}" for a in data["authors"]]
+    year = str(data["date-released"])[:4]
+    for path in site_pages(built_site):
+        page = html_of(built_site, path)
+        url = edition_url() + path.lstrip("/")
+        article = page[page.index("<article"): page.index("</article>")]
+        box = article[article.index('class="admonition quote numbook-cite"'):]
+        assert "</section>" in box and box.index("</section>") > len(box) - 200, f"{path}: box is not at the end"
+        plain, bibtex = (unescape(t) for t in re.findall(r'<code class="numbook-cite-text[^"]*"[^>]*>(.*?)</code>', box, re.S))
+        assert plain.startswith(f"{' and '.join(authors)} ({year}). "), (path, plain)
+        assert f"(version {data['version']}). {url} (accessed YYYY-MM-DD)." in plain, (path, plain)
+        assert data["title"] in plain
+        assert f"url       = {{{url}}}" in bibtex or re.search(rf"url\s+= \{{{re.escape(url)}\}}", bibtex), bibtex
+        assert re.search(rf"version\s+= \{{{re.escape(str(data['version']))}\}}", bibtex)
+        tags = dict(meta_tags(page))
+        assert tags["citation_public_url"] == url
+        assert tags["citation_publication_date"] == str(data["date-released"]).replace("-", "/")
+        assert tags["citation_version"] == str(data["version"])
+        assert [v for k, v in meta_tags(page) if k == "citation_author"] == authors
+        if path == "/":
+            assert tags["citation_title"] == data["title"] and bibtex.startswith("@book{")
+        else:
+            assert tags["citation_book_title"] == data["title"] and bibtex.startswith("@inbook{")
+
+
+def test_a_numbered_part_is_cited_by_its_number_and_title(built_site: Path):
+    page = html_of(built_site, "/part2-one-head/")
+    tags = dict(meta_tags(page))
+    assert tags["citation_title"] == "Part 2. One attention head with chosen weights"
+    example = unescape(re.search(r'<code class="numbook-cite-example">(.*?)</code>', page, re.S).group(1))
+    assert example == f"Section 2.1, in Part 2. One attention head with chosen weights, {edition_url()}part2-one-head/#p2-two-sentences"
+
+
+def figures_of(site: Path) -> dict[str, tuple[str, str, str]]:
+    """{figure id: (page path, label, caption)} read from the pages themselves."""
+    found = {}
+    for path in site_pages(site):
+        for fid, body in re.findall(r'<figure class="numbook-figure" id="([^"]+)">(.*?)</figure>', html_of(site, path), re.S):
+            caption = re.search(r"<figcaption>(Figure [\d.]+): (.*?) <a class=\"headerlink\"", body, re.S)
+            found[fid] = (path, caption.group(1), caption.group(2))
+    return found
+
+
+def test_every_figure_links_to_itself_and_says_how_to_cite_it(built_site: Path):
+    figures = figures_of(built_site)
+    assert len(figures) >= 10
+    for fid, (path, label, _) in figures.items():
+        page = html_of(built_site, path)
+        body = re.search(rf'<figure class="numbook-figure" id="{fid}">(.*?)</figure>', page, re.S).group(1)
+        caption = re.search(r"<figcaption>(.*?)</figcaption>", body, re.S).group(1)
+        assert f'href="#{fid}"' in caption
+        cite = unescape(re.search(r"<summary>Cite this figure</summary>.*?<code[^>]*>(.*?)</code>", caption, re.S).group(1))
+        assert cite.startswith(f"{label}, in: ") and f"{edition_url()}{path.lstrip('/')}#{fid} " in cite, cite
+
+
+def test_the_gallery_lists_every_figure_of_the_book(built_site: Path):
+    figures = figures_of(built_site)
+    gallery = html_of(built_site, "/figures/")
+    items = re.findall(r'<li class="numbook-gallery__item">(.*?)</li>', gallery, re.S)
+    listed = {}
+    for item in items:
+        href, label, caption = re.search(r'<p class="numbook-gallery__caption"><a href="([^"]+)">([^<]+)</a>: (.*?)</p>', item, re.S).groups()
+        page, fid = href.split("#")
+        listed[fid] = ("/" + page.removeprefix("../"), label, caption)
+        for kind in (".light.svg", ".dark.svg", ".csv"):
+            download = re.search(rf'<a href="([^"]*{re.escape(fid + kind)})" download=', item).group(1)
+            assert (built_site / "figures" / download).resolve().is_file(), download
+    assert listed == figures
+    # in the order of the book: the part numbers never go back
+    numbered = [int(label.split()[1].split(".")[0]) for _, label, _ in listed.values() if "." in label]
+    assert numbered == sorted(numbered)

@@ -183,7 +183,15 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             return f.url_relative_to(page.file) if f is not None else src_uri
 
         try:
-            return self.book.render(page.file.src_uri, markdown, url_for, self.render_options)
+            return self.book.render(page.file.src_uri, markdown, url_for, self.render_options, late_html=True)
+        except RuntimeError as exc:
+            raise PluginError(f"numbook: {exc}") from exc
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+        if self.book is None:
+            return html
+        try:
+            return self.book.finish(page.file.src_uri, html)
         except RuntimeError as exc:
             raise PluginError(f"numbook: {exc}") from exc
 

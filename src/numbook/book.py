@@ -12,6 +12,7 @@ A host (the MkDocs plugin, or another site generator's adapter) does three thing
 
 from __future__ import annotations
 
+import html
 import logging
 import os
 import re
@@ -246,9 +247,9 @@ class Book:
         """The page's Markdown with its outputs; pages numbook never saw pass through.
 
         With ``late_html`` each figure (images, caption, data table) stands in the
-        Markdown as an HTML comment, and `finish` puts the figure in the converted HTML:
-        Markdown would only parse and re-stash that finished HTML, which is most of the
-        work Markdown does for a page with figures.
+        Markdown as an empty ``<div>`` with the figure's id (so the host still sees the
+        anchor), and `finish` puts the figure in the converted HTML: Markdown would only
+        parse and re-stash that finished HTML, most of its work on a page with figures.
         """
         p = self.pages.get(src_uri)
         if p is None:
@@ -269,22 +270,23 @@ class Book:
         if late_html:
             held = self._late[src_uri] = {}
 
-            def defer(html_text: str) -> str:
-                name = f"numbook-{self._late_key}-{len(held)}"
+            def defer(html_text: str, anchor: str) -> str:
+                name = f"{self._late_key}-{len(held)}"
                 held[name] = html_text
-                return f"<!--{name}-->"
+                return f'<div id="{html.escape(anchor)}" data-numbook="{name}"></div>'
 
             ctx.defer_html = defer
         return render_page(markdown, ctx, self.labels, self.display, url_for, options)
 
     def finish(self, src_uri: str, html_text: str) -> str:
-        """The page's HTML with what `render` held back put in place of its comments."""
+        """The page's HTML with what `render` held back put in place of its stand-ins."""
         held = self._late.pop(src_uri, None)
         if not held:
             return html_text
-        # Block level, a comment stays as it is; indented (in an admonition, a tab) it is
-        # inline HTML wrapped in a paragraph, which a <figure> must not be left in.
-        pattern = re.compile(rf"<p><!--(numbook-{self._late_key}-\d+)--></p>|<!--(numbook-{self._late_key}-\d+)-->")
+        # At block level a stand-in stays as it is; indented (in an admonition, a tab) it
+        # is inline HTML wrapped in a paragraph, which a <figure> must not be left in.
+        one = rf'<div id="[^"]*" data-numbook="({self._late_key}-\d+)"></div>'
+        pattern = re.compile(rf"<p>{one}</p>|{one}")
         html_text = pattern.sub(lambda m: held.pop(m.group(1) or m.group(2), m.group(0)), html_text)
         if held:
             raise RuntimeError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 
 from .conftest import build_error
@@ -208,6 +209,8 @@ def test_a_figure_the_block_ends_with_is_its_figure(make_site):
 NESTED_PAGE = """
 # Nested
 
+Both [](#fig-inside) and [](#fig-outside) are anchors of this page.
+
 !!! note "A figure in an admonition"
 
     ```python exec figure="fig-inside" caption="Inside" alt="One bar inside a note"
@@ -226,10 +229,11 @@ figure_data(["k", "v"], [[1, 3]])
 """
 
 
-def test_figures_in_and_out_of_admonitions_are_whole_html(make_site):
+def test_figures_in_and_out_of_admonitions_are_whole_html(make_site, caplog):
     # Figures reach the page after Markdown has run (Book.render holds them back,
     # Book.finish puts them in): each must arrive whole, where its block was, and never
     # inside a paragraph (an indented block is inline HTML to Markdown).
+    caplog.set_level(logging.INFO, logger="mkdocs")
     site = make_site({"index.md": NESTED_PAGE}, extensions=["admonition", "pymdownx.superfences"])
     site.build()
     page = site.main()
@@ -243,4 +247,7 @@ def test_figures_in_and_out_of_admonitions_are_whole_html(make_site):
     after = page.split('<figure class="numbook-figure" id="fig-outside">')[1]
     assert "<figcaption>Figure 2: Outside</figcaption>" in after and "<tr><td>1</td><td>3</td></tr>" in after
     assert not re.search(r"<p>\s*<(figure|details)", page)
-    assert "<!--numbook-" not in page
+    assert "data-numbook=" not in page
+    # MkDocs saw both figure ids as anchors of the page (it validates links to them)
+    assert '<a href="#fig-inside">Figure 1</a>' in page
+    assert not [r.getMessage() for r in caplog.records if "anchor" in r.getMessage()]

@@ -46,6 +46,7 @@ def svg_of(fig: Any) -> str:
     figure; the picture is the same.
     """
     import matplotlib
+    from matplotlib.layout_engine import PlaceHolderLayoutEngine
 
     buf = io.StringIO()
     box: list[Any] = []
@@ -55,13 +56,25 @@ def svg_of(fig: Any) -> str:
         draw(renderer)
         box[:] = [fig.get_tightbbox(renderer)]
 
+    # With any layout engine set, savefig lays the figure out in a first drawing pass. An
+    # engine that only holds a finished layout (`tight_layout()`, `set_layout_engine("none")`
+    # leave one) has nothing to do there, so it is taken off while saving.
+    engine = fig.get_layout_engine()
+    idle = isinstance(engine, PlaceHolderLayoutEngine)
     fig.draw = draw_and_measure  # savefig calls figure.draw(renderer); the last call is the real one
     try:
-        with matplotlib.rc_context({"svg.hashsalt": HASH_SALT, "svg.fonttype": "none", "savefig.bbox": "standard"}):
+        with matplotlib.rc_context(
+            {"svg.hashsalt": HASH_SALT, "svg.fonttype": "none", "savefig.bbox": "standard",
+             "figure.autolayout": False, "figure.constrained_layout.use": False}
+        ):
+            if idle:
+                fig.set_layout_engine(None)
             pad = matplotlib.rcParams["savefig.pad_inches"]
             fig.savefig(buf, format="svg", metadata={"Date": None}, transparent=True)
     finally:
         del fig.draw
+        if idle:
+            fig.set_layout_engine(engine)
     return _crop(buf.getvalue(), box[0].padded(pad), fig.get_size_inches()[1])
 
 

@@ -12,9 +12,11 @@ A host (the MkDocs plugin, or another site generator's adapter) does three thing
 
 from __future__ import annotations
 
+import html
 import logging
 import os
 import re
+import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -25,9 +27,7 @@ from .cells import CellError, PageRun, ParsedPage
 from .figures import dark_variant, variant_files
 from .numbering import FigureInfo, Labels, first_sections, number_figures, number_sections, resolve_ref
 from .parse import parse_page
-from .pool import preimport, run_pages
 from .render import PageContext, RenderOptions, data_dir, figures_dir, render_page
-from .runner import PageJob
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
@@ -102,6 +102,8 @@ class Book:
         self.executed: list[str] = []  # pages run in this build
         self.from_cache: list[str] = []  # pages served from the cache
         self.timings: dict[str, tuple[float, float]] = {}  # page -> (start, end), time.monotonic()
+        self._late_key = secrets.token_hex(8)  # marks HTML held back from Markdown (`render`, `finish`)
+        self._late: dict[str, dict[str, str]] = {}  # page -> placeholder -> HTML
 
     @property
     def display(self) -> dict[str, str]:
@@ -150,6 +152,10 @@ class Book:
         return self._files() if s.enabled else []
 
     def _execute(self) -> None:
+        # Imported here: a build served from the cache needs neither (nor multiprocessing).
+        from .pool import preimport, run_pages
+        from .runner import PageJob
+
         s = self.settings
         cache = Cache(s.cache_dir, s.root)
         environment = environment_fingerprint()
@@ -231,9 +237,20 @@ class Book:
         return p.errors + ([p.run.error] if p.run is not None and p.run.error is not None else [])
 
     def render(
-        self, src_uri: str, markdown: str, url_for: Callable[[str], str], options: RenderOptions
+        self,
+        src_uri: str,
+        markdown: str,
+        url_for: Callable[[str], str],
+        options: RenderOptions,
+        late_html: bool = False,
     ) -> str:
-        """The page's Markdown with its outputs; pages numbook never saw pass through."""
+        """The page's Markdown with its outputs; pages numbook never saw pass through.
+
+        With ``late_html`` each figure (images, caption, data table) stands in the
+        Markdown as an empty ``<div>`` with the figure's id (so the host still sees the
+        anchor), and `finish` puts the figure in the converted HTML: Markdown would only
+        parse and re-stash that finished HTML, most of its work on a page with figures.
+        """
         p = self.pages.get(src_uri)
         if p is None:
             return markdown
@@ -250,7 +267,33 @@ class Book:
         ctx = PageContext(
             p.src_uri, p.display_path, p.number, parsed, p.run, list(p.errors), self.first_section[src_uri]
         )
+        if late_html:
+            held = self._late[src_uri] = {}
+
+            def defer(html_text: str, anchor: str) -> str:
+                name = f"{self._late_key}-{len(held)}"
+                held[name] = html_text
+                return f'<div id="{html.escape(anchor)}" data-numbook="{name}"></div>'
+
+            ctx.defer_html = defer
         return render_page(markdown, ctx, self.labels, self.display, url_for, options)
+
+    def finish(self, src_uri: str, html_text: str) -> str:
+        """The page's HTML with what `render` held back put in place of its stand-ins."""
+        held = self._late.pop(src_uri, None)
+        if not held:
+            return html_text
+        # At block level a stand-in stays as it is; indented (in an admonition, a tab) it
+        # is inline HTML wrapped in a paragraph, which a <figure> must not be left in.
+        one = rf'<div id="[^"]*" data-numbook="({self._late_key}-\d+)"></div>'
+        pattern = re.compile(rf"<p>{one}</p>|{one}")
+        html_text = pattern.sub(lambda m: held.pop(m.group(1) or m.group(2), m.group(0)), html_text)
+        if held:
+            raise RuntimeError(
+                f"{self.pages[src_uri].display_path}: {len(held)} figure(s) went missing between Markdown "
+                "and HTML (another plugin or extension dropped an HTML comment?)"
+            )
+        return html_text
 
 
 def _cell_text(cell) -> str:

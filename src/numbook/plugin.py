@@ -194,13 +194,21 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             return f.url_relative_to(page.file) if f is not None else src_uri
 
         try:
-            markdown = self.book.render(page.file.src_uri, markdown, url_for, self.render_options)
+            markdown = self.book.render(page.file.src_uri, markdown, url_for, self.render_options, late_html=True)
         except RuntimeError as exc:
             raise PluginError(f"numbook: {exc}") from exc
         if page.file.src_uri == self.config.figure_gallery and self.config.enabled:
             entries = figure_entries(self.book, list(self.nav_titles))
             markdown = markdown.rstrip("\n") + "\n\n" + gallery_html(entries, url_for, self.nav_titles) + "\n"
         return markdown
+
+    def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+        if self.book is None:
+            return html
+        try:
+            return self.book.finish(page.file.src_uri, html)
+        except RuntimeError as exc:
+            raise PluginError(f"numbook: {exc}") from exc
 
     def _unpin_date(self) -> None:
         """Take back the SOURCE_DATE_EPOCH we set (the next build, or `serve` after a

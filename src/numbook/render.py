@@ -40,6 +40,10 @@ class PageContext:
     run: PageRun | None
     errors: list[CellError] = field(default_factory=list)  # parse and reference errors of this page
     first_section: int = 1  # more than 1 when earlier pages of the same part hold sections
+    #: Keeps a finished piece of HTML (and the id it carries) out of the Markdown and returns
+    #: what stands in for it (`Book.render` passes one when the host puts the HTML back
+    #: after conversion).
+    defer_html: Callable[[str, str], str] | None = None
 
 
 def fenced(text: str, lang: str) -> str:
@@ -218,7 +222,8 @@ def _block(
             )
     if out.figure is not None:
         label = figures[out.figure.fig_id].label
-        chunks.append(figure_html(out.figure, label, url_for, figures_dir(ctx.src_uri)))
+        html_text = figure_html(out.figure, label, url_for, figures_dir(ctx.src_uri))
+        chunks.append(ctx.defer_html(html_text, out.figure.fig_id) if ctx.defer_html else html_text)
     return chunks
 
 

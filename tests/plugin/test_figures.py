@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 
 from .conftest import build_error
@@ -206,3 +207,50 @@ def test_a_figure_the_block_ends_with_is_its_figure(make_site):
     assert "Figure 1: Made by a helper" in site.main()
     assert "<svg" in site.site_file("figures/fig-helper.light.svg").read_text()
     assert site.site_file("figures/fig-helper.csv").read_text().splitlines()[1] == "0,0.2"
+
+
+NESTED_PAGE = """
+# Nested
+
+Both [](#fig-inside) and [](#fig-outside) are anchors of this page.
+
+!!! note "A figure in an admonition"
+
+    ```python exec figure="fig-inside" caption="Inside" alt="One bar inside a note"
+    import matplotlib.pyplot as plt
+    from numbook.api import figure_data
+    fig, ax = plt.subplots()
+    ax.bar([1], [2])
+    figure_data(["k", "v"], [[1, 2]])
+    ```
+
+```python exec figure="fig-outside" caption="Outside" alt="One bar after the note"
+fig, ax = plt.subplots()
+ax.bar([1], [3])
+figure_data(["k", "v"], [[1, 3]])
+```
+"""
+
+
+def test_figures_in_and_out_of_admonitions_are_whole_html(make_site, caplog):
+    # Figures reach the page after Markdown has run (Book.render holds them back,
+    # Book.finish puts them in): each must arrive whole, where its block was, and never
+    # inside a paragraph (an indented block is inline HTML to Markdown).
+    caplog.set_level(logging.INFO, logger="mkdocs")
+    site = make_site({"index.md": NESTED_PAGE}, extensions=["admonition", "pymdownx.superfences"])
+    site.build()
+    page = site.main()
+    # the first figure, with its data table, closes the note; the second follows it
+    assert re.search(
+        r'<div class="admonition note">.*?<figure class="numbook-figure" id="fig-inside">.*?'
+        r"<tr><td>1</td><td>2</td></tr>.*?</details>\s*</div>",
+        page,
+        re.S,
+    )
+    after = page.split('<figure class="numbook-figure" id="fig-outside">')[1]
+    assert "<figcaption>Figure 2: Outside</figcaption>" in after and "<tr><td>1</td><td>3</td></tr>" in after
+    assert not re.search(r"<p>\s*<(figure|details)", page)
+    assert "data-numbook=" not in page
+    # MkDocs saw both figure ids as anchors of the page (it validates links to them)
+    assert '<a href="#fig-inside">Figure 1</a>' in page
+    assert not [r.getMessage() for r in caplog.records if "anchor" in r.getMessage()]

@@ -98,6 +98,34 @@ def block_backward(dx2: np.ndarray, cache: dict, l: int) -> tuple[np.ndarray, di
     return dx, grads
 
 
+def postnorm_block_forward(params: dict, l: int, n_heads: int, x: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, dict]:
+    """The 2017 arrangement, for comparison: LN1(x + MHA(x)), then LN2(. + FFN(.)); the stream itself is normalised."""
+    b = f"block{l}."
+    att, c_mh = nn.multihead_forward(x, x, _heads(params, l, n_heads), params[b + "W_O"], mask)  # (n, d)
+    x1, c_ln1 = nn.layernorm_forward(x + att, params[b + "ln1.gamma"], params[b + "ln1.beta"])  # (n, d)
+    ff, c_ffn = nn.ffn_forward(x1, params[b + "ffn.W1"], params[b + "ffn.b1"], params[b + "ffn.W2"], params[b + "ffn.b2"])  # (n, d)
+    x2, c_ln2 = nn.layernorm_forward(x1 + ff, params[b + "ln2.gamma"], params[b + "ln2.beta"])  # (n, d)
+    return x2, {"ln1": c_ln1, "mh": c_mh, "ln2": c_ln2, "ffn": c_ffn, "x": x, "attn_update": att, "x_mid": x1, "ffn_update": ff, "out": x2}
+
+
+def postnorm_block_backward(dx2: np.ndarray, cache: dict, l: int) -> tuple[np.ndarray, dict]:
+    """Gradient of the post-norm block: each LayerNorm sits on the residual path, so every gradient crosses it."""
+    b = f"block{l}."
+    ds2, dg2, db2 = nn.layernorm_backward(dx2, cache["ln2"])  # (n, d)
+    g_ffn = nn.ffn_backward(ds2, cache["ffn"])
+    dx1 = ds2 + g_ffn["x"]  # (n, d)
+    ds1, dg1, db1 = nn.layernorm_backward(dx1, cache["ln1"])  # (n, d)
+    g_mh = nn.multihead_backward(ds1, cache["mh"])
+    dx = ds1 + g_mh["x_q"] + g_mh["x_kv"]  # (n, d)
+    grads = {b + "ln1.gamma": dg1, b + "ln1.beta": db1, b + "W_O": g_mh["W_O"], b + "ln2.gamma": dg2, b + "ln2.beta": db2}
+    for h, gh in enumerate(g_mh["heads"]):
+        for w in ("W_Q", "W_K", "W_V"):
+            grads[f"{b}head{h}.{w}"] = gh[w]
+    for w in ("W1", "b1", "W2", "b2"):
+        grads[f"{b}ffn.{w}"] = g_ffn[w]
+    return dx, grads
+
+
 def forward(params: dict, ids, readout: str = "all") -> dict:
     """Embeddings + positions, the causal blocks, final LayerNorm, tied readout (all rows or the last)."""
     cfg = config_from_params(params)
@@ -121,6 +149,19 @@ def forward(params: dict, ids, readout: str = "all") -> dict:
         "probs": nn.softmax(logits), "blocks": blocks,
         "_caches": {"tok": c_tok, "pos": c_pos, "lnf": c_lnf, "out": c_out},
     }
+
+
+def predictions_by_depth(params: dict, out: dict) -> np.ndarray:
+    """(n_layers + 1, n, V) next-token probabilities if the stack ended after 0, 1, ... blocks.
+
+    The final LayerNorm and the tied readout applied to each stage of the residual stream
+    (a "logit lens"): the last stage is the model's own prediction.
+    """
+    stages = []
+    for x in out["residual"]:
+        xf, _ = nn.layernorm_forward(x, params["lnf.gamma"], params["lnf.beta"])  # (n, d)
+        stages.append(nn.softmax(nn.readout_forward(xf, params["tok"], tied=True)[0]))  # (n, V)
+    return np.stack(stages)
 
 
 def loss_and_grads(params: dict, ids, targets, readout: str = "all") -> tuple[float, np.ndarray, dict, dict]:

@@ -95,3 +95,15 @@ def test_context_limit(params):
     ds.generate(params, prompt, 12)  # 9 + 12 - 1 = 20 positions: the whole table
     with pytest.raises(nn.ContextLimitError, match="needs 21 positions"):
         ds.generate(params, prompt, 13)
+
+
+def test_vocabulary_round_trips_and_refuses_bad_input():
+    from tinyformer.models.vocab import Vocabulary
+
+    ids = m.encode(m.SENTENCE)
+    assert tuple(m.decode(ids)) == m.SENTENCE and ids.dtype.kind == "i"
+    assert ids[3] == ids[-1] == m.TOKEN_ID["the"]  # one id per token, however often it occurs
+    with pytest.raises(KeyError, match="Walked"):
+        m.encode(["Walked"])
+    with pytest.raises(ValueError, match="once"):
+        Vocabulary(["a", "b", "a"])

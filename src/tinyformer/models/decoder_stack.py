@@ -82,20 +82,26 @@ def block_forward(params: dict, l: int, n_heads: int, x: np.ndarray, mask: np.nd
 
 def block_backward(dx2: np.ndarray, cache: dict, l: int) -> tuple[np.ndarray, dict]:
     """Gradient to the block input (the residual path adds to each branch's) and to its parameters."""
-    b = f"block{l}."
     g_ffn = nn.ffn_backward(dx2, cache["ffn"])
     df, dg2, db2 = nn.layernorm_backward(g_ffn["x"], cache["ln2"])  # (n, d)
     dx1 = dx2 + df  # (n, d)
     g_mh = nn.multihead_backward(dx1, cache["mh"])
     da, dg1, db1 = nn.layernorm_backward(g_mh["x_q"] + g_mh["x_kv"], cache["ln1"])  # (n, d)
     dx = dx1 + da  # (n, d)
-    grads = {b + "ln1.gamma": dg1, b + "ln1.beta": db1, b + "W_O": g_mh["W_O"], b + "ln2.gamma": dg2, b + "ln2.beta": db2}
+    return dx, _block_grads(l, g_mh, g_ffn, (dg1, db1), (dg2, db2))
+
+
+def _block_grads(l: int, g_mh: dict, g_ffn: dict, ln1: tuple, ln2: tuple) -> dict:
+    """Block l's parameter gradients under their parameter names (either arrangement)."""
+    b = f"block{l}."
+    grads = {b + "ln1.gamma": ln1[0], b + "ln1.beta": ln1[1], b + "W_O": g_mh["W_O"],
+             b + "ln2.gamma": ln2[0], b + "ln2.beta": ln2[1]}
     for h, gh in enumerate(g_mh["heads"]):
         for w in ("W_Q", "W_K", "W_V"):
             grads[f"{b}head{h}.{w}"] = gh[w]
     for w in ("W1", "b1", "W2", "b2"):
         grads[f"{b}ffn.{w}"] = g_ffn[w]
-    return dx, grads
+    return grads
 
 
 def postnorm_block_forward(params: dict, l: int, n_heads: int, x: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, dict]:
@@ -110,20 +116,13 @@ def postnorm_block_forward(params: dict, l: int, n_heads: int, x: np.ndarray, ma
 
 def postnorm_block_backward(dx2: np.ndarray, cache: dict, l: int) -> tuple[np.ndarray, dict]:
     """Gradient of the post-norm block: each LayerNorm sits on the residual path, so every gradient crosses it."""
-    b = f"block{l}."
     ds2, dg2, db2 = nn.layernorm_backward(dx2, cache["ln2"])  # (n, d)
     g_ffn = nn.ffn_backward(ds2, cache["ffn"])
     dx1 = ds2 + g_ffn["x"]  # (n, d)
     ds1, dg1, db1 = nn.layernorm_backward(dx1, cache["ln1"])  # (n, d)
     g_mh = nn.multihead_backward(ds1, cache["mh"])
     dx = ds1 + g_mh["x_q"] + g_mh["x_kv"]  # (n, d)
-    grads = {b + "ln1.gamma": dg1, b + "ln1.beta": db1, b + "W_O": g_mh["W_O"], b + "ln2.gamma": dg2, b + "ln2.beta": db2}
-    for h, gh in enumerate(g_mh["heads"]):
-        for w in ("W_Q", "W_K", "W_V"):
-            grads[f"{b}head{h}.{w}"] = gh[w]
-    for w in ("W1", "b1", "W2", "b2"):
-        grads[f"{b}ffn.{w}"] = g_ffn[w]
-    return dx, grads
+    return dx, _block_grads(l, g_mh, g_ffn, (dg1, db1), (dg2, db2))
 
 
 def forward(params: dict, ids, readout: str = "all") -> dict:

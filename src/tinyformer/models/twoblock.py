@@ -10,28 +10,22 @@ import numpy as np
 
 from ..paramio import read_json
 from . import decoder_stack
+from .vocab import Vocabulary
 
 PARAMS_FILE = "twoblock.json"
 _DOC = read_json(PARAMS_FILE)
 
 COORDINATES: tuple[str, ...] = tuple(_DOC["coordinates"])  # names of the 4 model-width coordinates
-VOCAB: tuple[str, ...] = tuple(_DOC["vocab"])
-TOKEN_ID: dict[str, int] = {t: i for i, t in enumerate(VOCAB)}
+_VOCABULARY = Vocabulary(_DOC["vocab"])
+VOCAB: tuple[str, ...] = _VOCABULARY.tokens
+TOKEN_ID: dict[str, int] = _VOCABULARY.ids
+encode = _VOCABULARY.encode  # token strings to ids
+decode = _VOCABULARY.decode  # ids to token strings
 HEAD_NAMES: tuple[str, ...] = tuple(h["name"] for h in _DOC["blocks"][0]["heads"])
 FFN_UNITS: tuple[tuple[str, ...], ...] = tuple(tuple(b["ffn"]["hidden_units"]) for b in _DOC["blocks"])
 
 SENTENCE: tuple[str, ...] = ("They", "walked", "by", "the", "river", "bank", "and", "watched", "the")
 NEXT = "water"
-
-
-def encode(tokens) -> np.ndarray:
-    """Token strings to ids."""
-    return np.array([TOKEN_ID[t] for t in tokens], dtype=int)
-
-
-def decode(ids) -> list[str]:
-    """Ids to token strings."""
-    return [VOCAB[int(i)] for i in ids]
 
 
 def load_params() -> dict[str, np.ndarray]:

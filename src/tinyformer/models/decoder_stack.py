@@ -275,19 +275,45 @@ def dataflow(params: dict, ids, readout: str = "all", targets=None) -> Dataflow:
     return g.build()
 
 
-def _graph_block(g: DataflowBuilder, params: dict, l: int, x: str, cache: dict) -> str:
-    """Block l: x + MHA(LN1(x)), then + FFN(LN2(.)); returns the id of its output rows."""
-    b, p = f"b{l}.", f"block{l}."
+def block_dataflow(params: dict, x: np.ndarray, l: int = 0, arrangements=("pre",)) -> Dataflow:
+    """Block l on the rows x as a checked graph, once per arrangement ("pre", "post"), each in a lane of its own.
+
+    Node ids start with the arrangement ("pre.b0.attn"); a picture can set the two
+    arrangements side by side, or show one block of the pre-norm stack alone.
+    """
+    cfg = config_from_params(params)
+    mask = nn.causal_mask(len(x))
+    g = DataflowBuilder(f"one decoder block, {' and '.join(a + '-norm' for a in arrangements)}")
+    for arrangement in arrangements:
+        forward_block = {"pre": block_forward, "post": postnorm_block_forward}[arrangement]
+        _, cache = forward_block(params, l, cfg.n_heads, x, mask)
+        with g.grouped(lane=f"{arrangement}-norm"):
+            g.array(f"{arrangement}.x", x, "input rows", "e")
+            _graph_block(g, params, l, f"{arrangement}.x", cache, arrangement, prefix=f"{arrangement}.")
+    return g.build()
+
+
+def _graph_block(g: DataflowBuilder, params: dict, l: int, x: str, cache: dict, arrangement: str = "pre",
+                 prefix: str = "") -> str:
+    """Block l: pre-norm x + MHA(LN1(x)), then + FFN(LN2(.)); or post-norm LN1(x + MHA(x)), then LN2(. + FFN(.)).
+
+    Returns the id of its output rows; node ids start with prefix + "b{l}.".
+    """
+    b, p = f"{prefix}b{l}.", f"block{l}."
     heads = cache["mh"]["heads"]
-    with g.grouped(f"block {l + 1}"):
-        g.array(b + "a", heads[0]["x_q"], "normalised rows", "e")
-        g.op("layernorm", [x], b + "a", "LayerNorm 1", {p + "ln1.gamma": params[p + "ln1.gamma"],
-                                                        p + "ln1.beta": params[p + "ln1.beta"]})
+    ln = {k: {f"{p}{k}.gamma": params[f"{p}{k}.gamma"], f"{p}{k}.beta": params[f"{p}{k}.beta"]} for k in ("ln1", "ln2")}
+    with g.grouped(f"block {l + 1}" + (f", {arrangement}-norm" if prefix else "")):
+        if arrangement == "pre":
+            g.array(b + "a", heads[0]["x_q"], "normalised rows", "e")
+            g.op("layernorm", [x], b + "a", "LayerNorm 1", ln["ln1"])
+            read = b + "a"
+        else:
+            read = x
         messages = []
         for h, head in enumerate(heads):
-            with g.grouped(f"block {l + 1}, head {h + 1}"):
+            with g.grouped(f"block {l + 1}, head {h + 1}" + (f", {arrangement}-norm" if prefix else "")):
                 w = {k: params[f"{p}head{h}.{k}"] for k in ("W_Q", "W_K", "W_V")}
-                messages.append(g.attention(f"{b}h{h}.", b + "a", b + "a", head, w, param_prefix=f"{p}head{h}.",
+                messages.append(g.attention(f"{b}h{h}.", read, read, head, w, param_prefix=f"{p}head{h}.",
                                             mask=head["mask"], mask_label="causal mask"))
         if len(messages) > 1:
             g.array(b + "concat", cache["mh"]["concat"], "messages side by side", "v")
@@ -295,13 +321,25 @@ def _graph_block(g: DataflowBuilder, params: dict, l: int, x: str, cache: dict) 
             messages = [b + "concat"]
         g.array(b + "attn", cache["attn_update"], "attention update", "d")
         g.op("matmul", messages, b + "attn", "× W_O", {p + "W_O": params[p + "W_O"]})
-        g.array(b + "mid", cache["x_mid"], "rows after attention", "p")
-        g.op("add", [x, b + "attn"], b + "mid", "residual +")
-        g.array(b + "f", cache["ffn"]["c1"]["x"], "normalised rows", "e")
-        g.op("layernorm", [b + "mid"], b + "f", "LayerNorm 2", {p + "ln2.gamma": params[p + "ln2.gamma"],
-                                                               p + "ln2.beta": params[p + "ln2.beta"]})
-        g.array(b + "ffn", cache["ffn_update"], "feed-forward update", "d")
-        g.op("ffn", [b + "f"], b + "ffn", "FFN", {p + f"ffn.{k}": params[p + f"ffn.{k}"] for k in ("W1", "b1", "W2", "b2")})
-        g.array(b + "out", cache["out"], f"rows after block {l + 1}", "p")
-        g.op("add", [b + "mid", b + "ffn"], b + "out", "residual +")
+        ffn_params = {p + f"ffn.{k}": params[p + f"ffn.{k}"] for k in ("W1", "b1", "W2", "b2")}
+        if arrangement == "pre":
+            g.array(b + "mid", cache["x_mid"], "rows after attention", "p")
+            g.op("add", [x, b + "attn"], b + "mid", "residual +")
+            g.array(b + "f", cache["ffn"]["c1"]["x"], "normalised rows", "e")
+            g.op("layernorm", [b + "mid"], b + "f", "LayerNorm 2", ln["ln2"])
+            g.array(b + "ffn", cache["ffn_update"], "feed-forward update", "d")
+            g.op("ffn", [b + "f"], b + "ffn", "FFN", ffn_params)
+            g.array(b + "out", cache["out"], f"rows after block {l + 1}", "p")
+            g.op("add", [b + "mid", b + "ffn"], b + "out", "residual +")
+        else:
+            g.array(b + "sum1", cache["x"] + cache["attn_update"], "rows + attention", "p")
+            g.op("add", [x, b + "attn"], b + "sum1", "residual +")
+            g.array(b + "mid", cache["x_mid"], "normalised rows", "e")
+            g.op("layernorm", [b + "sum1"], b + "mid", "LayerNorm 1", ln["ln1"])
+            g.array(b + "ffn", cache["ffn_update"], "feed-forward update", "d")
+            g.op("ffn", [b + "mid"], b + "ffn", "FFN", ffn_params)
+            g.array(b + "sum2", cache["x_mid"] + cache["ffn_update"], "rows + feed-forward", "p")
+            g.op("add", [b + "mid", b + "ffn"], b + "sum2", "residual +")
+            g.array(b + "out", cache["out"], f"rows after block {l + 1}", "e")
+            g.op("layernorm", [b + "sum2"], b + "out", "LayerNorm 2", ln["ln2"])
     return b + "out"

@@ -111,20 +111,26 @@ def read_compute(widget) -> dict[str, list[tuple[str, float]]]:
     return out
 
 
+def compare_compute(widget, label: str, inputs, expected: dict, decimals: int) -> dict:
+    """Every number a compute widget shows, and the unrounded value behind it, against the engine's."""
+    shown = read_compute(widget)
+    assert set(shown) == set(expected)
+    for key, want in expected.items():
+        for (text, value), w in zip(shown[key], want, strict=True):
+            shown_matches(f"{label}: {key}", text, float(w), decimals)
+            diff = abs(value - float(w))
+            unrounded = f"{label}: unrounded, browser vs engine"
+            WIDGET_DIFFS[unrounded] = max(WIDGET_DIFFS.get(unrounded, 0.0), diff)
+            assert diff <= 1e-12, f"{key} at {inputs}: browser {value!r}, engine {float(w)!r}"
+    return shown
+
+
 def check_scores(widget, scores, values: np.ndarray, decimals: int) -> None:
     x = np.asarray(scores, dtype=float)
     weights = softmax(x)  # the engine
     expected = {"exp(score − max)": np.exp(x - x.max()), "weight": weights,
                 "mixture, coordinate 1": [weights @ values[:, 0]], "mixture, coordinate 2": [weights @ values[:, 1]]}
-    shown = read_compute(widget)
-    assert set(shown) == set(expected)
-    for key, want in expected.items():
-        for (text, value), w in zip(shown[key], want, strict=True):
-            shown_matches(f"one-page scores: {key}", text, float(w), decimals)
-            diff = abs(value - float(w))
-            WIDGET_DIFFS["one-page scores: unrounded, browser vs engine"] = max(
-                WIDGET_DIFFS.get("one-page scores: unrounded, browser vs engine", 0.0), diff)
-            assert diff <= 1e-12, f"{key} at {scores}: browser {value!r}, engine {float(w)!r}"
+    shown = compare_compute(widget, "one-page scores", scores, expected, decimals)
     browser_weights = [v for _, v in shown["weight"]]
     assert abs(sum(browser_weights) - 1.0) <= 1e-12 and all(0 <= w <= 1 for w in browser_weights)
 
@@ -327,15 +333,7 @@ def check_layernorm(widget, row, decimals: int) -> None:
     normed, cache = layernorm_forward(x, np.ones(4), np.zeros(4))  # the engine, eps = 1e-5
     expected = {"x − μ": x[0] - cache["mean"][0, 0], "LN(x)": normed[0], "mean μ": [cache["mean"][0, 0]],
                 "variance σ²": [cache["var"][0, 0]], "√(σ² + ε)": [1 / cache["inv"][0, 0]]}
-    shown = read_compute(widget)
-    assert set(shown) == set(expected)
-    for key, want in expected.items():
-        for (text, value), w in zip(shown[key], want, strict=True):
-            shown_matches(f"Part 3 LayerNorm calculator: {key}", text, float(w), decimals)
-            diff = abs(value - float(w))
-            label = "Part 3 LayerNorm calculator: unrounded, browser vs engine"
-            WIDGET_DIFFS[label] = max(WIDGET_DIFFS.get(label, 0.0), diff)
-            assert diff <= 1e-12, f"{key} at {row}: browser {value!r}, engine {float(w)!r}"
+    compare_compute(widget, "Part 3 LayerNorm calculator", row, expected, decimals)
 
 
 def test_part3_layernorm_calculator_follows_the_engine(phone, built_site: Path):

@@ -29,6 +29,18 @@
   // Add a function here, call compute(function="name", ...) in a page, and test it against
   // the engine in tests/site/test_widgets.py.
   const functions = {
+    // LayerNorm of one row with gamma = 1 and beta = 0, as the page writes it (and as
+    // tinyformer.nn.layernorm_forward computes it): mean, centred values, population
+    // variance, then (x - mean) / sqrt(var + eps). Columns: x - mean and the normalised
+    // values; scalars: mean, variance and the denominator sqrt(var + eps).
+    layernorm(x, params) {
+      const n = x.length;
+      const mean = x.reduce((a, b) => a + b, 0) / n;
+      const centred = x.map((v) => v - mean);
+      const variance = centred.reduce((a, c) => a + c * c, 0) / n;
+      const denominator = Math.sqrt(variance + params.eps);
+      return { columns: [centred, centred.map((c) => c * (1 / denominator))], scalars: [mean, variance, denominator] };
+    },
     // Softmax of scores, written as the page writes it: exp(s - max) / sum. Columns:
     // exp(s - max) and the weights; scalars: the weights' mixture of params.values rows.
     softmax(scores, params) {
@@ -203,13 +215,26 @@
     const outputCells = data.names.map((name, i) => {
       const row = body.insertRow();
       row.append(element("th", { scope: "row" }, name));
-      const input = element("input", {
-        type: "number", step: String(data.step), value: String(data.inputs[i]), inputmode: "decimal",
-        "aria-label": `${data.input_label} for ${name}`,
-      });
+      const slider = data.control === "slider";
+      const input = element("input", slider
+        ? { type: "range", min: String(data.min), max: String(data.max), step: String(data.step),
+          value: String(data.inputs[i]), "aria-label": `${data.input_label} for ${name}` }
+        : { type: "number", step: String(data.step), value: String(data.inputs[i]), inputmode: "decimal",
+          "aria-label": `${data.input_label} for ${name}` });
       inputs.push(input);
       const cell = element("td", { style: "text-align: right" });
       cell.append(input);
+      if (slider) {
+        // the slider's value, written out: a range input shows no number of its own
+        const places = Math.max(0, -Math.floor(Math.log10(data.step) + 1e-9));
+        const value = element("output", { class: "numbook-slider-value", "aria-hidden": "true" });
+        const write = () => { value.textContent = formatNumber(Number(input.value), places); };
+        input.addEventListener("input", write);
+        input.numbookWrite = write;
+        write();
+        cell.classList.add("numbook-slider");
+        cell.append(value);
+      }
       row.append(cell);
       return data.columns.map((column) => {
         const out = element("td", { style: "text-align: right", "data-column": column });
@@ -261,7 +286,7 @@
     };
     inputs.forEach((input) => input.addEventListener("input", update));
     reset.addEventListener("click", () => {
-      inputs.forEach((input, i) => { input.value = String(data.inputs[i]); });
+      inputs.forEach((input, i) => { input.value = String(data.inputs[i]); if (input.numbookWrite) input.numbookWrite(); });
       update();
     });
     update();

@@ -151,6 +151,9 @@ def compute(
     bar: str | None = None,
     bar_color: str | None = None,
     step: float = 0.1,
+    control: str = "number",
+    minimum: float | None = None,
+    maximum: float | None = None,
 ) -> str:
     """Inputs the reader edits and outputs the browser computes with the site's ``function``.
 
@@ -159,9 +162,22 @@ def compute(
     used by the script to check its own formula against the engine on every page load.
     ``bar`` names an output column (values in [0, 1]) also drawn as bars, in ``bar_color``;
     ``params`` are fixed data the function needs (the value rows a softmax mixes, say).
+    ``control`` is "number" (a box to type in) or "slider" (from ``minimum`` to ``maximum``
+    in steps of ``step``; every default must lie on that grid, so the page's numbers are
+    the slider's starting position).
     """
     names = list(inputs)
     scalars = dict(scalars or {})
+    if control not in ("number", "slider"):
+        raise ValueError(f"compute {name!r}: control must be 'number' or 'slider', not {control!r}")
+    if control == "slider":
+        if minimum is None or maximum is None or not minimum < maximum or step <= 0:
+            raise ValueError(f"compute {name!r}: a slider needs minimum < maximum and a positive step")
+        for row, value in inputs.items():
+            on_grid = abs((value - minimum) / step - round((value - minimum) / step)) < 1e-9
+            if not (minimum <= value <= maximum and on_grid):
+                raise ValueError(f"compute {name!r}: default {value!r} of {row!r} is not a slider position "
+                                 f"({minimum} to {maximum} in steps of {step})")
     for col, values in outputs.items():
         if len(values) != len(names):
             raise ValueError(f"compute {name!r}: output {col!r} has {len(values)} values for {len(names)} inputs")
@@ -180,6 +196,7 @@ def compute(
         "expected": {"columns": {c: [float(x) for x in outputs[c]] for c in columns},
                      "scalars": {k: float(v) for k, v in scalars.items()}},
         "params": dict(params or {}), "decimals": int(decimals), "bar": bar, "bar_color": bar_color,
-        "step": float(step),
+        "step": float(step), "control": control,
+        "min": None if minimum is None else float(minimum), "max": None if maximum is None else float(maximum),
     }
     return declare(name, "compute", "\n".join(parts), values)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import tinyformer.nn as nn
 from tinyformer.graph import DataflowBuilder, GraphMismatch
 from tinyformer.models import decoder_stack as ds
 from tinyformer.models import encdec, onehead
@@ -179,3 +180,22 @@ def test_decoder_graph_collapses_to_the_whole_model(part3):
     assert [n.id for n in block.sources] == ["x0"]
     assert {n.id for n in block.sinks} == {"b0.out"}
     assert all(n.group and n.group.startswith("block 1") for n in block.nodes if n.id != "x0")
+
+
+def test_block_graph_sets_the_two_arrangements_side_by_side(part3):
+    params, out, _ = part3
+    x = out["residual"][0]
+    graph = ds.block_dataflow(params, x, arrangements=("pre", "post"))  # building re-runs every op
+    assert {n.lane for n in graph.nodes} == {"pre-norm", "post-norm"}
+    assert {n.id for n in graph.sources} == {"pre.x", "post.x"}
+    # pre-norm: the heads read normalised rows, the residual sums skip the norms
+    assert inputs_of(graph, "pre.b0.h0.Q") == {"pre.b0.a"}
+    assert inputs_of(graph, "pre.b0.mid") == {"pre.x", "pre.b0.attn"}
+    assert graph.producer("pre.b0.out").kind == "add"
+    # post-norm: the heads read the raw rows, every sum is normalised, the block ends in a LayerNorm
+    assert inputs_of(graph, "post.b0.h0.Q") == {"post.x"}
+    assert graph.producer("post.b0.mid").kind == "layernorm" and inputs_of(graph, "post.b0.mid") == {"post.b0.sum1"}
+    assert graph.producer("post.b0.out").kind == "layernorm" and inputs_of(graph, "post.b0.out") == {"post.b0.sum2"}
+    pre_out, _ = ds.block_forward(params, 0, SMALL.n_heads, x, nn.causal_mask(len(x)))
+    assert graph.node("pre.b0.out").shape == pre_out.shape
+    np.testing.assert_allclose(pre_out, out["residual"][1], rtol=0, atol=1e-15)

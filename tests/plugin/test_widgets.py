@@ -100,6 +100,23 @@ def test_compute_carries_the_engine_values_it_must_reproduce(make_site):
     assert "score &lt;s&gt;" in widget and "0.7311" in widget and "2.0000" in widget
 
 
+def test_compute_sliders_carry_their_range(make_site):
+    site = make_site({"index.md": """
+        # Sliders
+
+        ```python exec
+        from numbook.api import compute
+        compute("ln", function="layernorm", label="One row", input_label="x", control="slider",
+                minimum=-2, maximum=2, step=0.01, inputs={"a": 0.61, "b": -2.0},
+                outputs={"x − μ": [1.305, -1.305]}, scalars={"mean": -0.695}, params={"eps": 1e-5})
+        ```
+    """})
+    site.build()
+    data = json.loads(site.site_file("data/ln.json").read_text())
+    assert (data["control"], data["min"], data["max"], data["step"]) == ("slider", -2.0, 2.0, 0.01)
+    assert data["inputs"] == [0.61, -2.0] and data["params"] == {"eps": 1e-5}
+
+
 def test_widget_mistakes_stop_the_build_with_page_and_line(make_site):
     cases = {
         'switch("s", label="x", options={"a": "A"}, default="b")': "default 'b' is not one of",
@@ -108,6 +125,12 @@ def test_widget_mistakes_stop_the_build_with_page_and_line(make_site):
         'switch("s", label="x", options={"a b": "A"})': "switch option 'a b'",
         'compute("c", function="f", label="x", inputs={"a": 1}, input_label="in", outputs={"o": [1, 2]})':
             "output 'o' has 2 values for 1 inputs",
+        'compute("c", function="f", label="x", inputs={"a": 1}, input_label="in", outputs={}, control="slider")':
+            "a slider needs minimum < maximum",
+        'compute("c", function="f", label="x", inputs={"a": 0.25}, input_label="in", outputs={}, control="slider", '
+        'minimum=-1, maximum=1, step=0.1)': "default 0.25 of 'a' is not a slider position",
+        'compute("c", function="f", label="x", inputs={"a": 1}, input_label="in", outputs={}, control="dial")':
+            "control must be 'number' or 'slider'",
     }
     for call, reason in cases.items():
         site = make_site({"index.md": f"""

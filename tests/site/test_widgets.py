@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tinyformer.models import encdec, onehead
-from tinyformer.nn import sgd_step, softmax
+from tinyformer.nn import layernorm_forward, sgd_step, softmax
 
 from .conftest import WIDGET_DIFFS
 
@@ -111,20 +111,26 @@ def read_compute(widget) -> dict[str, list[tuple[str, float]]]:
     return out
 
 
+def compare_compute(widget, label: str, inputs, expected: dict, decimals: int) -> dict:
+    """Every number a compute widget shows, and the unrounded value behind it, against the engine's."""
+    shown = read_compute(widget)
+    assert set(shown) == set(expected)
+    for key, want in expected.items():
+        for (text, value), w in zip(shown[key], want, strict=True):
+            shown_matches(f"{label}: {key}", text, float(w), decimals)
+            diff = abs(value - float(w))
+            unrounded = f"{label}: unrounded, browser vs engine"
+            WIDGET_DIFFS[unrounded] = max(WIDGET_DIFFS.get(unrounded, 0.0), diff)
+            assert diff <= 1e-12, f"{key} at {inputs}: browser {value!r}, engine {float(w)!r}"
+    return shown
+
+
 def check_scores(widget, scores, values: np.ndarray, decimals: int) -> None:
     x = np.asarray(scores, dtype=float)
     weights = softmax(x)  # the engine
     expected = {"exp(score − max)": np.exp(x - x.max()), "weight": weights,
                 "mixture, coordinate 1": [weights @ values[:, 0]], "mixture, coordinate 2": [weights @ values[:, 1]]}
-    shown = read_compute(widget)
-    assert set(shown) == set(expected)
-    for key, want in expected.items():
-        for (text, value), w in zip(shown[key], want, strict=True):
-            shown_matches(f"one-page scores: {key}", text, float(w), decimals)
-            diff = abs(value - float(w))
-            WIDGET_DIFFS["one-page scores: unrounded, browser vs engine"] = max(
-                WIDGET_DIFFS.get("one-page scores: unrounded, browser vs engine", 0.0), diff)
-            assert diff <= 1e-12, f"{key} at {scores}: browser {value!r}, engine {float(w)!r}"
+    shown = compare_compute(widget, "one-page scores", scores, expected, decimals)
     browser_weights = [v for _, v in shown["weight"]]
     assert abs(sum(browser_weights) - 1.0) <= 1e-12 and all(0 <= w <= 1 for w in browser_weights)
 
@@ -304,9 +310,97 @@ def test_part4_learning_rate_presets_switch_table_and_figure(phone, built_site: 
     assert no_serious_violations(phone) == []
 
 
+# --- Part 3: the LayerNorm calculator and the cache-length selector ------------------------
+
+LN_ROWS = [
+    (0.5, 0.5, 0.5, 0.5),  # four equal values: var = 0, only eps keeps the denominator finite
+    (-2.0, 2.0, 0.0, 0.0),  # the ends of the sliders
+    (1.0, 1.0, 1.0, 1.01),  # nearly equal: var comparable to eps
+    (2.0, 2.0, 2.0, 2.0),
+    (-1.37, 0.42, 0.0, 1.99),
+    (0.61, -0.03, 0.99, 0.02),  # the page's row again
+]
+
+
+def set_slider(page, slider, value: float) -> None:
+    """Move a range input as a reader's drag would end: set it, then the input event."""
+    slider.evaluate("(el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', {bubbles: true})); }",
+                    value)
+
+
+def check_layernorm(widget, row, decimals: int) -> None:
+    x = np.asarray(row, dtype=float)[None, :]
+    normed, cache = layernorm_forward(x, np.ones(4), np.zeros(4))  # the engine, eps = 1e-5
+    expected = {"x − μ": x[0] - cache["mean"][0, 0], "LN(x)": normed[0], "mean μ": [cache["mean"][0, 0]],
+                "variance σ²": [cache["var"][0, 0]], "√(σ² + ε)": [1 / cache["inv"][0, 0]]}
+    compare_compute(widget, "Part 3 LayerNorm calculator", row, expected, decimals)
+
+
+def test_part3_layernorm_calculator_follows_the_engine(phone, built_site: Path):
+    data = json.loads((built_site / "data" / "p3-layernorm.json").read_text())
+    assert data["function"] == "layernorm" and data["control"] == "slider" and data["params"] == {"eps": 1e-5}
+    open_widgets(phone, "/part3-decoder/")
+    widget = phone.locator("#widget-p3-layernorm")
+    sliders = widget.locator("input[type=range]")
+    assert sliders.count() == 4
+    start = [float(sliders.nth(k).input_value()) for k in range(4)]
+    assert start == data["inputs"]
+    check_layernorm(widget, start, data["decimals"])  # the page's starting row
+    # the keyboard moves one slider by one step, and its written value follows
+    sliders.nth(0).focus()
+    phone.keyboard.press("ArrowRight")
+    moved = [round(start[0] + data["step"], 2), *start[1:]]
+    assert float(sliders.nth(0).input_value()) == moved[0]
+    assert number(widget.locator(".numbook-slider-value").first.inner_text()) == moved[0]
+    check_layernorm(widget, moved, data["decimals"])
+    for row in LN_ROWS:
+        for k, value in enumerate(row):
+            set_slider(phone, sliders.nth(k), value)
+        assert [float(sliders.nth(k).input_value()) for k in range(4)] == list(row)
+        check_layernorm(widget, row, data["decimals"])
+    widget.get_by_role("button").click()  # back to the page's row
+    check_layernorm(widget, start, data["decimals"])
+    page_fits(phone)
+    assert no_serious_violations(phone) == []
+
+
+def test_part3_cache_length_selector_shows_the_engine_cache(phone, built_site: Path):
+    from tinyformer import cost
+    from tinyformer.models import decoder_stack, twoblock
+
+    params = twoblock.load_params()
+    cfg = decoder_stack.config_from_params(params)
+    prompt = twoblock.encode(twoblock.SENTENCE)
+    generated = decoder_stack.generate(params, prompt, 3)
+    fed = generated["ids"][:-1]  # the tokens the loop fed in: positions 1 to 11
+    data = json.loads((built_site / "data" / "p3-cache-length.json").read_text())
+    assert [key for key, _ in data["options"]] == [str(n) for n in range(1, len(fed) + 1)] == \
+        [str(n) for n in range(1, 12)]
+    open_widgets(phone, "/part3-decoder/")
+    widget = phone.locator("#widget-p3-cache-length")
+    for n in (1, 5, 9, 11):
+        widget.locator(f"input[value='{n}']").check()
+        counts, rows = (table_cells(widget.locator("table").nth(k)) for k in range(2))
+        heads_blocks = cfg.n_layers * cfg.n_heads
+        want = [heads_blocks * n * n, heads_blocks * n * (n + 1) // 2, heads_blocks * n,
+                cost.kv_cache_numbers(n, cfg)]
+        assert [int(r[1]) for r in counts] == want
+        _, cache = decoder_stack.prefill(params, fed[:n])
+        assert decoder_stack.cache_size(cache)["numbers"] == want[-1]
+        engine = np.hstack([np.hstack([cache["K"][l][h], cache["V"][l][h]])
+                            for l in range(cfg.n_layers) for h in range(cfg.n_heads)])
+        assert len(rows) == n and rows[-1][0].endswith(twoblock.VOCAB[int(fed[n - 1])])
+        for i, cells in enumerate(rows):
+            for j, text in enumerate(cells[1:]):
+                shown_matches("Part 3 cache selector: cached keys and values", text, engine[i, j], 3)
+    page_fits(phone)
+    assert no_serious_violations(phone) == []
+
+
 # --- every widget page: dark scheme, and no JavaScript ----------------------------------------
 
-WIDGET_PAGES = ["/cross-attention-one-page/", "/part2-one-head/", "/part4-cross-attention/", "/how-this-book-is-built/"]
+WIDGET_PAGES = ["/cross-attention-one-page/", "/part2-one-head/", "/part3-decoder/", "/part4-cross-attention/",
+                "/how-this-book-is-built/"]
 
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])

@@ -82,20 +82,47 @@ def block_forward(params: dict, l: int, n_heads: int, x: np.ndarray, mask: np.nd
 
 def block_backward(dx2: np.ndarray, cache: dict, l: int) -> tuple[np.ndarray, dict]:
     """Gradient to the block input (the residual path adds to each branch's) and to its parameters."""
-    b = f"block{l}."
     g_ffn = nn.ffn_backward(dx2, cache["ffn"])
     df, dg2, db2 = nn.layernorm_backward(g_ffn["x"], cache["ln2"])  # (n, d)
     dx1 = dx2 + df  # (n, d)
     g_mh = nn.multihead_backward(dx1, cache["mh"])
     da, dg1, db1 = nn.layernorm_backward(g_mh["x_q"] + g_mh["x_kv"], cache["ln1"])  # (n, d)
     dx = dx1 + da  # (n, d)
-    grads = {b + "ln1.gamma": dg1, b + "ln1.beta": db1, b + "W_O": g_mh["W_O"], b + "ln2.gamma": dg2, b + "ln2.beta": db2}
+    return dx, _block_grads(l, g_mh, g_ffn, (dg1, db1), (dg2, db2))
+
+
+def _block_grads(l: int, g_mh: dict, g_ffn: dict, ln1: tuple, ln2: tuple) -> dict:
+    """Block l's parameter gradients under their parameter names (either arrangement)."""
+    b = f"block{l}."
+    grads = {b + "ln1.gamma": ln1[0], b + "ln1.beta": ln1[1], b + "W_O": g_mh["W_O"],
+             b + "ln2.gamma": ln2[0], b + "ln2.beta": ln2[1]}
     for h, gh in enumerate(g_mh["heads"]):
         for w in ("W_Q", "W_K", "W_V"):
             grads[f"{b}head{h}.{w}"] = gh[w]
     for w in ("W1", "b1", "W2", "b2"):
         grads[f"{b}ffn.{w}"] = g_ffn[w]
-    return dx, grads
+    return grads
+
+
+def postnorm_block_forward(params: dict, l: int, n_heads: int, x: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, dict]:
+    """The 2017 arrangement, for comparison: LN1(x + MHA(x)), then LN2(. + FFN(.)); the stream itself is normalised."""
+    b = f"block{l}."
+    att, c_mh = nn.multihead_forward(x, x, _heads(params, l, n_heads), params[b + "W_O"], mask)  # (n, d)
+    x1, c_ln1 = nn.layernorm_forward(x + att, params[b + "ln1.gamma"], params[b + "ln1.beta"])  # (n, d)
+    ff, c_ffn = nn.ffn_forward(x1, params[b + "ffn.W1"], params[b + "ffn.b1"], params[b + "ffn.W2"], params[b + "ffn.b2"])  # (n, d)
+    x2, c_ln2 = nn.layernorm_forward(x1 + ff, params[b + "ln2.gamma"], params[b + "ln2.beta"])  # (n, d)
+    return x2, {"ln1": c_ln1, "mh": c_mh, "ln2": c_ln2, "ffn": c_ffn, "x": x, "attn_update": att, "x_mid": x1, "ffn_update": ff, "out": x2}
+
+
+def postnorm_block_backward(dx2: np.ndarray, cache: dict, l: int) -> tuple[np.ndarray, dict]:
+    """Gradient of the post-norm block: each LayerNorm sits on the residual path, so every gradient crosses it."""
+    ds2, dg2, db2 = nn.layernorm_backward(dx2, cache["ln2"])  # (n, d)
+    g_ffn = nn.ffn_backward(ds2, cache["ffn"])
+    dx1 = ds2 + g_ffn["x"]  # (n, d)
+    ds1, dg1, db1 = nn.layernorm_backward(dx1, cache["ln1"])  # (n, d)
+    g_mh = nn.multihead_backward(ds1, cache["mh"])
+    dx = ds1 + g_mh["x_q"] + g_mh["x_kv"]  # (n, d)
+    return dx, _block_grads(l, g_mh, g_ffn, (dg1, db1), (dg2, db2))
 
 
 def forward(params: dict, ids, readout: str = "all") -> dict:
@@ -121,6 +148,19 @@ def forward(params: dict, ids, readout: str = "all") -> dict:
         "probs": nn.softmax(logits), "blocks": blocks,
         "_caches": {"tok": c_tok, "pos": c_pos, "lnf": c_lnf, "out": c_out},
     }
+
+
+def predictions_by_depth(params: dict, out: dict) -> np.ndarray:
+    """(n_layers + 1, n, V) next-token probabilities if the stack ended after 0, 1, ... blocks.
+
+    The final LayerNorm and the tied readout applied to each stage of the residual stream
+    (a "logit lens"): the last stage is the model's own prediction.
+    """
+    stages = []
+    for x in out["residual"]:
+        xf, _ = nn.layernorm_forward(x, params["lnf.gamma"], params["lnf.beta"])  # (n, d)
+        stages.append(nn.softmax(nn.readout_forward(xf, params["tok"], tied=True)[0]))  # (n, V)
+    return np.stack(stages)
 
 
 def loss_and_grads(params: dict, ids, targets, readout: str = "all") -> tuple[float, np.ndarray, dict, dict]:
@@ -235,19 +275,45 @@ def dataflow(params: dict, ids, readout: str = "all", targets=None) -> Dataflow:
     return g.build()
 
 
-def _graph_block(g: DataflowBuilder, params: dict, l: int, x: str, cache: dict) -> str:
-    """Block l: x + MHA(LN1(x)), then + FFN(LN2(.)); returns the id of its output rows."""
-    b, p = f"b{l}.", f"block{l}."
+def block_dataflow(params: dict, x: np.ndarray, l: int = 0, arrangements=("pre",)) -> Dataflow:
+    """Block l on the rows x as a checked graph, once per arrangement ("pre", "post"), each in a lane of its own.
+
+    Node ids start with the arrangement ("pre.b0.attn"); a picture can set the two
+    arrangements side by side, or show one block of the pre-norm stack alone.
+    """
+    cfg = config_from_params(params)
+    mask = nn.causal_mask(len(x))
+    g = DataflowBuilder(f"one decoder block, {' and '.join(a + '-norm' for a in arrangements)}")
+    for arrangement in arrangements:
+        forward_block = {"pre": block_forward, "post": postnorm_block_forward}[arrangement]
+        _, cache = forward_block(params, l, cfg.n_heads, x, mask)
+        with g.grouped(lane=f"{arrangement}-norm"):
+            g.array(f"{arrangement}.x", x, "input rows", "e")
+            _graph_block(g, params, l, f"{arrangement}.x", cache, arrangement, prefix=f"{arrangement}.")
+    return g.build()
+
+
+def _graph_block(g: DataflowBuilder, params: dict, l: int, x: str, cache: dict, arrangement: str = "pre",
+                 prefix: str = "") -> str:
+    """Block l: pre-norm x + MHA(LN1(x)), then + FFN(LN2(.)); or post-norm LN1(x + MHA(x)), then LN2(. + FFN(.)).
+
+    Returns the id of its output rows; node ids start with prefix + "b{l}.".
+    """
+    b, p = f"{prefix}b{l}.", f"block{l}."
     heads = cache["mh"]["heads"]
-    with g.grouped(f"block {l + 1}"):
-        g.array(b + "a", heads[0]["x_q"], "normalised rows", "e")
-        g.op("layernorm", [x], b + "a", "LayerNorm 1", {p + "ln1.gamma": params[p + "ln1.gamma"],
-                                                        p + "ln1.beta": params[p + "ln1.beta"]})
+    ln = {k: {f"{p}{k}.gamma": params[f"{p}{k}.gamma"], f"{p}{k}.beta": params[f"{p}{k}.beta"]} for k in ("ln1", "ln2")}
+    with g.grouped(f"block {l + 1}" + (f", {arrangement}-norm" if prefix else "")):
+        if arrangement == "pre":
+            g.array(b + "a", heads[0]["x_q"], "normalised rows", "e")
+            g.op("layernorm", [x], b + "a", "LayerNorm 1", ln["ln1"])
+            read = b + "a"
+        else:
+            read = x
         messages = []
         for h, head in enumerate(heads):
-            with g.grouped(f"block {l + 1}, head {h + 1}"):
+            with g.grouped(f"block {l + 1}, head {h + 1}" + (f", {arrangement}-norm" if prefix else "")):
                 w = {k: params[f"{p}head{h}.{k}"] for k in ("W_Q", "W_K", "W_V")}
-                messages.append(g.attention(f"{b}h{h}.", b + "a", b + "a", head, w, param_prefix=f"{p}head{h}.",
+                messages.append(g.attention(f"{b}h{h}.", read, read, head, w, param_prefix=f"{p}head{h}.",
                                             mask=head["mask"], mask_label="causal mask"))
         if len(messages) > 1:
             g.array(b + "concat", cache["mh"]["concat"], "messages side by side", "v")
@@ -255,13 +321,25 @@ def _graph_block(g: DataflowBuilder, params: dict, l: int, x: str, cache: dict) 
             messages = [b + "concat"]
         g.array(b + "attn", cache["attn_update"], "attention update", "d")
         g.op("matmul", messages, b + "attn", "× W_O", {p + "W_O": params[p + "W_O"]})
-        g.array(b + "mid", cache["x_mid"], "rows after attention", "p")
-        g.op("add", [x, b + "attn"], b + "mid", "residual +")
-        g.array(b + "f", cache["ffn"]["c1"]["x"], "normalised rows", "e")
-        g.op("layernorm", [b + "mid"], b + "f", "LayerNorm 2", {p + "ln2.gamma": params[p + "ln2.gamma"],
-                                                               p + "ln2.beta": params[p + "ln2.beta"]})
-        g.array(b + "ffn", cache["ffn_update"], "feed-forward update", "d")
-        g.op("ffn", [b + "f"], b + "ffn", "FFN", {p + f"ffn.{k}": params[p + f"ffn.{k}"] for k in ("W1", "b1", "W2", "b2")})
-        g.array(b + "out", cache["out"], f"rows after block {l + 1}", "p")
-        g.op("add", [b + "mid", b + "ffn"], b + "out", "residual +")
+        ffn_params = {p + f"ffn.{k}": params[p + f"ffn.{k}"] for k in ("W1", "b1", "W2", "b2")}
+        if arrangement == "pre":
+            g.array(b + "mid", cache["x_mid"], "rows after attention", "p")
+            g.op("add", [x, b + "attn"], b + "mid", "residual +")
+            g.array(b + "f", cache["ffn"]["c1"]["x"], "normalised rows", "e")
+            g.op("layernorm", [b + "mid"], b + "f", "LayerNorm 2", ln["ln2"])
+            g.array(b + "ffn", cache["ffn_update"], "feed-forward update", "d")
+            g.op("ffn", [b + "f"], b + "ffn", "FFN", ffn_params)
+            g.array(b + "out", cache["out"], f"rows after block {l + 1}", "p")
+            g.op("add", [b + "mid", b + "ffn"], b + "out", "residual +")
+        else:
+            g.array(b + "sum1", cache["x"] + cache["attn_update"], "rows + attention", "p")
+            g.op("add", [x, b + "attn"], b + "sum1", "residual +")
+            g.array(b + "mid", cache["x_mid"], "normalised rows", "e")
+            g.op("layernorm", [b + "sum1"], b + "mid", "LayerNorm 1", ln["ln1"])
+            g.array(b + "ffn", cache["ffn_update"], "feed-forward update", "d")
+            g.op("ffn", [b + "mid"], b + "ffn", "FFN", ffn_params)
+            g.array(b + "sum2", cache["x_mid"] + cache["ffn_update"], "rows + feed-forward", "p")
+            g.op("add", [b + "mid", b + "ffn"], b + "sum2", "residual +")
+            g.array(b + "out", cache["out"], f"rows after block {l + 1}", "e")
+            g.op("layernorm", [b + "sum2"], b + "out", "LayerNorm 2", ln["ln2"])
     return b + "out"

@@ -15,7 +15,9 @@ Markdown cells as raw ``$…$``. On each notebook page this plugin
 * puts a visible link to download the ``.ipynb`` under the title (mkdocs-jupyter
   publishes the file with ``include_source: true``; Material no longer links it);
 * gives repeated headings the ids its table of contents links to (``name``, ``name_1``…:
-  mkdocs-jupyter lists them that way but writes one id for all of them).
+  mkdocs-jupyter lists them that way but writes one id for all of them);
+* folds each code cell whose source the notebook hides (``jupyter.source_hidden``, as
+  JupyterLab sets it) into a ``<details>`` block, as JupyterLab shows it collapsed.
 
 With ``wheel:`` set, it also publishes packages of the project as a wheel (see
 :mod:`numbook.wheel`) for notebooks that run outside the project's checkout: in each
@@ -73,6 +75,7 @@ _MERMAID = re.compile(r'<script type="module">\s*document\.addEventListener\("DO
 _H1_END = re.compile(r"</h1>", re.I)
 # A heading as nbconvert writes it: its id, and the ¶ link to that id inside it.
 _HEADING = re.compile(r'<h(?P<level>[1-6])(?P<attrs>[^>]*?) id="(?P<id>[^"]*)"(?P<body>.*?)</h(?P=level)>', re.S)
+_DIV = re.compile(r"<div\b|</div\s*>", re.I)
 DOWNLOAD_SCRIPT = "notebook-download.js"
 
 
@@ -88,6 +91,8 @@ class WheelConfig(base.Config):
     """Where the wheel is published, relative to the site."""
     url_variable = c.Type(str, default="WHEEL_URL")
     """The variable of a notebook's install cell that receives the wheel's address."""
+    link_text = c.Type(str, default="Outside a checkout, the notebook installs what it needs from this site:")
+    """Text before the link to the wheel, under the download button."""
 
 
 class NotebooksConfig(base.Config):
@@ -95,6 +100,8 @@ class NotebooksConfig(base.Config):
     """Where the shared notebook stylesheet (and the download script) is written, relative to the site."""
     download_text = c.Type(str, default="Download this notebook")
     """Text of the link to the ``.ipynb`` file shown under each notebook page's title."""
+    hidden_cell_summary = c.Type(str, default="Hidden code")
+    """Summary of the fold that holds a code cell whose source the notebook hides."""
     wheel = c.SubConfig(WheelConfig)
     """Packages of the project to publish for notebooks that run outside its checkout."""
 
@@ -117,6 +124,30 @@ def unique_heading_ids(html_text: str) -> str:
         return f'<h{match["level"]}{match["attrs"]} id="{new}"{body}</h{match["level"]}>'
 
     return _HEADING.sub(rename, html_text)
+
+
+def fold_hidden_cells(html_text: str, notebook: dict, summary: str) -> str:
+    """Wrap the HTML of each code cell whose source is hidden in a closed ``<details>``."""
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") != "code" or not cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
+            continue
+        anchor = html_text.find(f'id="cell-id={html.escape(str(cell.get("id")))}"')
+        start = html_text.rfind("<div", 0, anchor) if anchor >= 0 else -1
+        if start < 0:
+            continue
+        depth, end = 0, -1
+        for tag in _DIV.finditer(html_text, start):
+            depth += -1 if tag.group(0).startswith("</") else 1
+            if depth == 0:
+                end = tag.end()
+                break
+        if end < 0:
+            continue
+        html_text = (
+            f'{html_text[:start]}<details class="success numbook-check">\n<summary>{html.escape(summary)}</summary>\n'
+            f"{html_text[start:end]}\n</details>{html_text[end:]}"
+        )
+    return html_text
 
 
 def drop_damaged_cache_entries(cache_dir: Path) -> list[Path]:
@@ -226,6 +257,8 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         # Long code lines scroll sideways: keyboard users must be able to reach the box.
         html_text = html_text.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
         html_text = unique_heading_ids(html_text)
+        notebook = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
+        html_text = fold_hidden_cells(html_text, notebook, self.config.hidden_cell_summary)
         html_text = wrap_math(html_text)
         return self._add_download_link(html_text, page, config)
 
@@ -249,17 +282,18 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         name = posixpath.basename(page.file.src_uri)
         label = f"{html.escape(self.config.download_text)} ({html.escape(name)})"
         if self.wheel is None:
-            links = f'<a class="md-button" href="{html.escape(name)}" download>{label}</a>'
+            block = f'<p class="numbook-download"><a class="md-button" href="{html.escape(name)}" download>{label}</a></p>\n'
         else:
             wheel = self._site_relative(f"{self.config.wheel.dir}/{self.wheel.filename}", page)
             baked = self._publish_notebook(page, config, wheel)
-            links = (
-                f'<a class="md-button" href="{html.escape(name)}" download="{html.escape(name)}" '
-                f'data-numbook-wheel="{html.escape(wheel)}" data-numbook-baked="{html.escape(baked)}">{label}</a>\n'
-                f'<a class="md-button" href="{html.escape(wheel)}" download>The engine it installs ({html.escape(self.wheel.filename)})</a>\n'
-                f'<script src="{html.escape(self._site_relative(f"{self.config.css_dir}/{DOWNLOAD_SCRIPT}", page))}" defer></script>'
+            script = self._site_relative(f"{self.config.css_dir}/{DOWNLOAD_SCRIPT}", page)
+            block = (
+                f'<p class="numbook-download"><a class="md-button" href="{html.escape(name)}" download="{html.escape(name)}" '
+                f'data-numbook-wheel="{html.escape(wheel)}" data-numbook-baked="{html.escape(baked)}">{label}</a></p>\n'
+                f'<p class="numbook-wheel">{html.escape(self.config.wheel.link_text)} '
+                f'<a href="{html.escape(wheel)}" download>{html.escape(self.wheel.filename)}</a></p>\n'
+                f'<script src="{html.escape(script)}" defer></script>\n'
             )
-        block = f'<p class="numbook-download">{links}</p>\n'
         found = _H1_END.search(html_text)
         if found is None:
             return block + html_text

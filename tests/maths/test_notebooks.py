@@ -141,6 +141,24 @@ def test_repeated_headings_get_the_ids_the_contents_link_to(tmp_path):
     assert contents == set(ids)
 
 
+def test_a_cell_whose_source_is_hidden_is_folded(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Workbook", id="title"),
+        nbformat.v4.new_code_cell("shown = 1", id="shown"),
+        nbformat.v4.new_code_cell("assert secret == 2", id="secret", metadata={"jupyter": {"source_hidden": True}}),
+        nbformat.v4.new_code_cell("after = 3", id="after"),
+    ]
+    page = (build_site(make_site(tmp_path, nbformat.writes(nb))) / "workbooks" / "one" / "index.html").read_text(encoding="utf-8")
+    folds = re.findall(r'<details class="success numbook-check">\n<summary>Hidden code</summary>\n(.*?)\n</details>', page, re.S)
+    assert len(folds) == 1
+    # the whole cell, and only it, is inside the fold
+    assert folds[0].startswith("<div") and 'id="cell-id=secret"' in folds[0] and "secret" in folds[0]
+    assert folds[0].count("<div") == folds[0].count("</div>")
+    assert "cell-id=shown" not in folds[0] and "cell-id=after" not in folds[0]
+
+
 # --- mkdocs-jupyter's cache ------------------------------------------------------------
 
 

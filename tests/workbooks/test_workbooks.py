@@ -7,7 +7,9 @@ a new one cannot forget them:
 * its first code cell is the install cell (copy it unchanged from any workbook): outside a
   checkout it installs the engine from the site, whose build writes the wheel's address in;
 * each exercise's answer, *What to look for*, is folded (a ``<details>`` block with that
-  summary) and comes after the exercise's code, so a reader predicts before reading it.
+  summary) and comes after the exercise's code, so a reader predicts before reading it; its
+  cell of checks, which would give the answer away too, has its source hidden
+  (``jupyter.source_hidden``: collapsed in JupyterLab, folded on the site).
 """
 
 from __future__ import annotations
@@ -119,6 +121,10 @@ def test_each_answer_is_folded_after_the_prediction(path):
         assert match, f"{heading}: write the answer as <details>, <summary>What to look for</summary>, a blank line, the text, a blank line, </details>"
         assert not re.search(r"^#", match["body"], re.M), f"{heading}: no heading inside the fold (the contents would link to it)"
         assert any(c.cell_type == "code" for c in cells[: answers[0]]), f"{heading}: the answer comes after the code it explains"
+        for k, cell in enumerate(cells):
+            if cell.cell_type == "code" and re.search(r"^\s*assert ", cell.source, re.M):
+                assert k > answers[0], f"{heading}: cell {cell.id}: the checks come after the answer"
+                assert cell.metadata.get("jupyter", {}).get("source_hidden") is True, f"{heading}: cell {cell.id}: hide the checks' source"
 
 
 @pytest.mark.parametrize("path", WORKBOOKS, ids=lambda p: p.stem)

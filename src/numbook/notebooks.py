@@ -172,6 +172,11 @@ def drop_damaged_cache_entries(cache_dir: Path) -> list[Path]:
     return dropped
 
 
+def cell_source(cell: dict) -> str:
+    """A cell's source as one string (nbformat stores it as a string or a list of lines)."""
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
 def set_variable(notebook: dict, variable: str, value: str) -> int:
     """Make every code line ``variable = "…"`` of a notebook assign ``value``; count them."""
     assignment = re.compile(rf"""^(?P<lhs>[ \t]*{re.escape(variable)}[ \t]*=[ \t]*)(?P<q>["']).*?(?P=q)""", re.M)
@@ -179,8 +184,7 @@ def set_variable(notebook: dict, variable: str, value: str) -> int:
     for cell in notebook.get("cells", []):
         if cell.get("cell_type") != "code":
             continue
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        source, n = assignment.subn(lambda m: m["lhs"] + json.dumps(value), source)
+        source, n = assignment.subn(lambda m: m["lhs"] + json.dumps(value), cell_source(cell))
         if n:
             cell["source"] = source.splitlines(keepends=True)
             count += n
@@ -190,10 +194,7 @@ def set_variable(notebook: dict, variable: str, value: str) -> int:
 def imports_any(notebook: dict, modules: tuple[str, ...]) -> bool:
     """Whether a code cell imports one of ``modules``."""
     pattern = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(map(re.escape, modules))})\b", re.M)
-    return any(
-        cell.get("cell_type") == "code" and pattern.search("".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"])
-        for cell in notebook.get("cells", [])
-    )
+    return any(cell.get("cell_type") == "code" and pattern.search(cell_source(cell)) for cell in notebook.get("cells", []))
 
 
 def wrap_math(text: str) -> str:
@@ -260,7 +261,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         notebook = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
         html_text = fold_hidden_cells(html_text, notebook, self.config.hidden_cell_summary)
         html_text = wrap_math(html_text)
-        return self._add_download_link(html_text, page, config)
+        return self._add_download_link(html_text, page, config, notebook)
 
     def _share_styles(self, html_text: str, page) -> str:
         sheets = [m["css"] for m in _STYLE.finditer(html_text)]
@@ -278,14 +279,14 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         """``path`` (relative to the site) as seen from ``page``."""
         return posixpath.relpath(path, posixpath.dirname(page.file.dest_uri) or ".")
 
-    def _add_download_link(self, html_text: str, page, config) -> str:
+    def _add_download_link(self, html_text: str, page, config, notebook: dict) -> str:
         name = posixpath.basename(page.file.src_uri)
         label = f"{html.escape(self.config.download_text)} ({html.escape(name)})"
         if self.wheel is None:
             block = f'<p class="numbook-download"><a class="md-button" href="{html.escape(name)}" download>{label}</a></p>\n'
         else:
             wheel = self._site_relative(f"{self.config.wheel.dir}/{self.wheel.filename}", page)
-            baked = self._publish_notebook(page, config, wheel)
+            baked = self._publish_notebook(page, config, notebook, wheel)
             script = self._site_relative(f"{self.config.css_dir}/{DOWNLOAD_SCRIPT}", page)
             block = (
                 f'<p class="numbook-download"><a class="md-button" href="{html.escape(name)}" download="{html.escape(name)}" '
@@ -299,10 +300,9 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
             return block + html_text
         return html_text[: found.end()] + "\n" + block + html_text[found.end() :]
 
-    def _publish_notebook(self, page, config, wheel_path: str) -> str:
+    def _publish_notebook(self, page, config, notebook: dict, wheel_path: str) -> str:
         """Fill the install cell of the notebook the site publishes; return the address written."""
         where = f"docs/{page.file.src_uri}"
-        notebook = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
         address = urljoin(config.site_url, f"{self.config.wheel.dir}/{self.wheel.filename}") if config.site_url else wheel_path
         if not set_variable(notebook, self.config.wheel.url_variable, address) and imports_any(notebook, self.wheel.top_level):
             raise PluginError(

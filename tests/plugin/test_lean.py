@@ -1,0 +1,47 @@
+"""numbook-lean removes code-token spans that look like plain text, and nothing else."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+from numbook.lean import unwrap_plain_tokens
+
+CODE = (
+    '<div class="highlight"><pre><span></span><code><span class="n">scores</span><span class="w"> </span>'
+    '<span class="o">=</span> <span class="n">q</span><span class="p">.</span><span class="n">dot</span>'
+    '<span class="p">(</span><span class="n">k</span><span class="p">)</span>\n</code></pre></div>'
+)
+PROSE = '<p>A <span class="n">name</span> outside code stays wrapped.</p>'
+
+
+class Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.classes: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.parts.append(data)
+
+    def handle_starttag(self, tag, attrs) -> None:
+        self.classes.extend(v for k, v in attrs if k == "class")
+
+
+def parse(html_text: str) -> Text:
+    text = Text()
+    text.feed(html_text)
+    return text
+
+
+def test_plain_spans_go_and_the_text_stays():
+    out = unwrap_plain_tokens(CODE + PROSE, ["n", "w"])
+    before, after = parse(CODE + PROSE), parse(out)
+    assert "".join(after.parts) == "".join(before.parts)
+    # the coloured tokens keep their spans; names and whitespace lose theirs, outside <pre> nothing changes
+    assert [c for c in after.classes if c in {"n", "w"}] == ["n"]
+    assert after.classes.count("o") == 1 and after.classes.count("p") == 3
+    assert out.endswith(PROSE)
+
+
+def test_no_classes_means_no_change():
+    assert unwrap_plain_tokens(CODE, []) == CODE

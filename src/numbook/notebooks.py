@@ -29,7 +29,7 @@ JavaScript runs, writes in the address as seen from the site that served the pag
 
 Around mkdocs-jupyter's cache (``.cache/mkdocs-jupyter``, which it writes in place and
 reads back without a check): before each build a damaged entry, such as an interrupted
-write leaves, is dropped with a one-line message, and the notebook is converted again.
+write leaves, is dropped with a one-line warning, and the notebook is converted again.
 
 It knows nothing about the book's subject. List it after ``mkdocs-jupyter`` and before
 ``numbook-katex`` in ``mkdocs.yml``.
@@ -55,6 +55,8 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
 
+from .preview import log_recovered, log_shown_on_page
+from .render import ShownProblem, problems_summary
 from .wheel import Wheel, build_wheel
 
 log = logging.getLogger("mkdocs.plugins.numbook.notebooks")
@@ -155,7 +157,8 @@ def drop_damaged_cache_entries(cache_dir: Path) -> list[Path]:
 
     mkdocs-jupyter writes each entry in place and reads it with a bare ``json.loads``, so a
     write cut short (a full disk, an interrupted build) crashes every later build. An entry
-    it cannot use is deleted here instead; the notebook is then converted again.
+    it cannot use is deleted here instead, with a one-line warning that does not stop a
+    strict build (the build has put it right); the notebook is then converted again.
     """
     dropped = []
     for path in sorted(cache_dir.glob("*.json")) if cache_dir.is_dir() else []:
@@ -165,8 +168,8 @@ def drop_damaged_cache_entries(cache_dir: Path) -> list[Path]:
                 raise ValueError("no page content in it")
             get_toc(entry["toc_tokens"])
         except Exception as exc:  # noqa: BLE001 - whatever mkdocs-jupyter would trip over
-            log.info("numbook-notebooks: damaged mkdocs-jupyter cache entry %s (%s: %s); dropped, the notebook is converted again",
-                     path, type(exc).__name__, str(exc)[:80])
+            reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:100]
+            log_recovered(log, f"numbook-notebooks: damaged mkdocs-jupyter cache entry {path} ({reason}); dropped, the notebook is converted again")
             path.unlink(missing_ok=True)
             dropped.append(path)
     return dropped
@@ -221,8 +224,14 @@ def stylesheet_name(css: str) -> str:
 class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     """Clean up mkdocs-jupyter's pages: local maths, no loaders from other hosts, shared CSS."""
 
+    serving = False
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"
+
     def on_pre_build(self, *, config) -> None:
         self.stylesheets: dict[str, str] = {}
+        self.shown: dict[str, ShownProblem] = {}  # under `mkdocs serve`: a page's problem, shown on it
         self.notebooks: dict[str, str] = {}  # published .ipynb path in the site -> its source
         self.wheel: Wheel | None = None
         jupyter = config.plugins.get("mkdocs-jupyter")
@@ -295,6 +304,8 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
                 f'<a href="{html.escape(wheel)}" download>{html.escape(self.wheel.filename)}</a></p>\n'
                 f'<script src="{html.escape(script)}" defer></script>\n'
             )
+        if page.file.src_uri in self.shown:
+            block = problems_summary([self.shown[page.file.src_uri]]) + "\n" + block
         found = _H1_END.search(html_text)
         if found is None:
             return block + html_text
@@ -305,11 +316,15 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         where = f"docs/{page.file.src_uri}"
         address = urljoin(config.site_url, f"{self.config.wheel.dir}/{self.wheel.filename}") if config.site_url else wheel_path
         if not set_variable(notebook, self.config.wheel.url_variable, address) and imports_any(notebook, self.wheel.top_level):
-            raise PluginError(
-                f"numbook-notebooks: {where}: imports {' or '.join(self.wheel.top_level)} but has no install cell "
-                f"(a code line `{self.config.wheel.url_variable} = \"\"` that the build fills in, and the install after it): "
+            reason = (
+                f"imports {' or '.join(self.wheel.top_level)} but has no install cell (a code line "
+                f"`{self.config.wheel.url_variable} = \"\"` that the build fills in, and the install after it): "
                 "outside the book's checkout it would stop at the import"
             )
+            if not self.serving:
+                raise PluginError(f"numbook-notebooks: {where}: {reason}")
+            log_shown_on_page(log, f"numbook-notebooks: {where}: {reason}")
+            self.shown[page.file.src_uri] = ShownProblem(where, reason)
         dest = posixpath.join(posixpath.dirname(page.file.dest_uri), posixpath.basename(page.file.src_uri))
         self.notebooks[dest] = json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"  # as nbformat writes
         return address

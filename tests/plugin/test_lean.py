@@ -45,3 +45,19 @@ def test_plain_spans_go_and_the_text_stays():
 
 def test_no_classes_means_no_change():
     assert unwrap_plain_tokens(CODE, []) == CODE
+
+
+def test_tables_below_the_first_screen_get_a_box_and_the_first_screen_is_left_alone():
+    from numbook.lean import wrap_tables
+
+    table = "<table>\n<thead><tr><th>a</th></tr></thead>\n<tbody><tr><td>1</td></tr></tbody>\n</table>"
+    # a formula's MathML copy is not counted as text the reader sees
+    formula = '<span class="katex"><span class="katex-mathml"><math><mi>' + "x" * 500 + '</mi></math></span><span class="katex-html">x</span></span>'
+    page = f"<h1>T</h1><p>{'w' * 40} {formula}</p>{table}<p>{'w' * 100}</p>{table}<p>{'w' * 10}</p>"
+    out = wrap_tables(page, "box", after=120)
+    assert out.count('<div class="box"><table>') == 1
+    # the first table (within 120 characters of text) is untouched, the second is boxed whole
+    assert out.index(table) < out.index('<div class="box">')
+    assert out.endswith(f'<div class="box">{table}</div><p>{"w" * 10}</p>')
+    # a table with attributes (not Markdown's) is left as it is
+    assert wrap_tables('<p>x</p><table class="own"><tr><td>1</td></tr></table>', "box") == '<p>x</p><table class="own"><tr><td>1</td></tr></table>'

@@ -15,6 +15,10 @@ with ``content-visibility`` can be drawn for a frame at its guessed height while
 loads; for a table, whose height no guess comes near, that shifts the text below it, which
 is harmless off screen but a visible jump (and a layout shift) on the first screen.
 
+With Material's ``content.lazy`` feature, Material makes a scrolling code block reachable by
+keyboard (``tabindex``) only once the block comes near the screen; ``focusable_code`` gives
+every ``<pre><code>`` its ``tabindex="0"`` in the page itself, so none is ever out of reach.
+
 It knows nothing about the book's subject; it runs on every page, after the other plugins
 that write code blocks and tables (list it last in ``mkdocs.yml``).
 """
@@ -28,6 +32,7 @@ from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin
 
 _PRE = re.compile(r"<pre\b.*?</pre\s*>", re.S | re.I)
+_CODE_IN_PRE = re.compile(r"(<pre\b[^>]*>(?:<span></span>)?)<code(?![^>]*\btabindex=)")
 _PLAIN_TABLE = re.compile(r"<table>(?:(?!<table\b).)*?</table>", re.S)
 
 
@@ -36,6 +41,8 @@ class LeanConfig(base.Config):
     """Pygments token classes that the theme draws like plain code text."""
     table_class = c.Optional(c.Type(str))
     """Class of a ``div`` put around each plain ``<table>`` below the first screen; none: no ``div``."""
+    focusable_code = c.Type(bool, default=False)
+    """Give each ``<pre><code>`` a ``tabindex="0"`` (for Material's ``content.lazy``)."""
     first_screen_chars = c.Type(int, default=2500)
     """Characters of text that surely fill a phone's first screen."""
 
@@ -79,6 +86,8 @@ class LeanPlugin(BasePlugin[LeanConfig]):
 
     def on_page_content(self, html_text: str, *, page, config, files) -> str:
         html_text = unwrap_plain_tokens(html_text, self.config.plain_classes)
+        if self.config.focusable_code:
+            html_text = _CODE_IN_PRE.sub(r'\1<code tabindex="0"', html_text)
         if self.config.table_class:
             html_text = wrap_tables(html_text, self.config.table_class, self.config.first_screen_chars)
         return html_text

@@ -61,3 +61,14 @@ def test_tables_below_the_first_screen_get_a_box_and_the_first_screen_is_left_al
     assert out.endswith(f'<div class="box">{table}</div><p>{"w" * 10}</p>')
     # a table with attributes (not Markdown's) is left as it is
     assert wrap_tables('<p>x</p><table class="own"><tr><td>1</td></tr></table>', "box") == '<p>x</p><table class="own"><tr><td>1</td></tr></table>'
+
+
+def test_focusable_code_gives_every_code_block_a_tab_stop_once():
+    from numbook.lean import LeanPlugin
+
+    plugin = LeanPlugin()
+    plugin.load_config({"focusable_code": True, "plain_classes": []})
+    page = '<pre><span></span><code>a</code></pre><pre class="x"><code tabindex="0">b</code></pre><p><code>inline</code></p>'
+    out = plugin.on_page_content(page, page=None, config=None, files=None)
+    assert out.count('<code tabindex="0">') == 2  # both blocks, the second not twice
+    assert "<p><code>inline</code></p>" in out  # inline code is no tab stop

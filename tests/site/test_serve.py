@@ -111,6 +111,7 @@ def copy_of_the_book(dest: Path) -> Path:
     """The book's configuration and sources, with one small page added to the nav."""
     for name in ("docs", "overrides", "src"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copy(ROOT / "pyproject.toml", dest / "pyproject.toml")  # the engine wheel's version and NumPy requirement
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     entry = "  - Notation: notation.md\n"
     assert entry in config, "the nav changed: update where this test adds its page"

@@ -9,9 +9,11 @@ Reports the median wall time over several runs of
   code    a build after editing one block of one page,
 each also as a ratio to the bare build (ratio of the medians, and the median of each run's
 ratio to the bare build run just before it, which a noisy shared machine disturbs less); then the bytes each page transfers when a reader opens
-it in Chromium (when /usr/bin/chromium exists).
+it in Chromium (when /usr/bin/chromium exists); then, with --lighthouse, each page's
+Lighthouse performance (mobile preset, served gzip-compressed; see benchmarks/lighthouse.py).
 
 Usage: uv run python benchmarks/build_bench.py [--runs 5] [--json results.json]
+                                               [--lighthouse [PATH|npx]] [--lighthouse-runs 3]
 The book's own docs/ are never touched: every run works on a copy.
 """
 
@@ -30,6 +32,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lighthouse  # noqa: E402 - the sibling module, also a command of its own
 
 BUILD = textwrap.dedent(
     """
@@ -154,10 +158,25 @@ def page_weights(site: Path) -> dict[str, int]:
     return weights
 
 
+def lighthouse_scores(site: Path, choice: str, runs: int) -> dict[str, dict[str, float]]:
+    """Median Lighthouse measures per page, or nothing (with a note) when Lighthouse is missing."""
+    command = lighthouse.lighthouse_command(choice or None)
+    if command is None:
+        print("Lighthouse not found (pass --lighthouse PATH or npx, or set $LIGHTHOUSE): skipped", file=sys.stderr)
+        return {}
+    sys.path.insert(0, str(ROOT))
+    from tests.site.conftest import site_pages
+
+    return lighthouse.measure_site(site, site_pages(site), command, runs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--lighthouse", nargs="?", const="", metavar="PATH|npx",
+                        help="also measure every page with Lighthouse (default: $LIGHTHOUSE or `lighthouse` on PATH)")
+    parser.add_argument("--lighthouse-runs", type=int, default=3)
     args = parser.parse_args()
 
     times: dict[str, list[float]] = {key: [] for key in ("bare", "plain", "cold", "warm", "prose", "code")}
@@ -179,6 +198,7 @@ def main() -> None:
                 elapsed, stats[kind] = run_build(docs, site, cache, enabled=True)
                 times[kind].append(elapsed)
         weights = page_weights(site)
+        scores = lighthouse_scores(site, args.lighthouse, args.lighthouse_runs) if args.lighthouse is not None else {}
 
     medians = {key: statistics.median(values) for key, values in times.items()}
     bare = medians["bare"]
@@ -197,8 +217,11 @@ def main() -> None:
         print(f"\n{'page':<48}{'bytes transferred':>18}")
         for path, size in weights.items():
             print(f"{path:<48}{size:>18,}")
+    if scores:
+        print()
+        print(lighthouse.report(scores, args.lighthouse_runs))
     if args.json:
-        args.json.write_text(json.dumps({"median_s": medians, "paired_ratio": paired, "runs": times, "page_bytes": weights}, indent=2))
+        args.json.write_text(json.dumps({"median_s": medians, "paired_ratio": paired, "runs": times, "page_bytes": weights, "lighthouse": scores}, indent=2))
 
 
 if __name__ == "__main__":

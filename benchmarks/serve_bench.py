@@ -88,7 +88,9 @@ def main() -> None:
         root = Path(tmp)
         for name in ("docs", "overrides", "src"):
             shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-        shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+        # pyproject: the engine wheel's version and NumPy requirement; CITATION.cff: numbook-cite
+        for name in ("mkdocs.yml", "pyproject.toml", "CITATION.cff"):
+            shutil.copy(ROOT / name, root / name)
         chapter, engine = root / CHAPTER, root / ENGINE
         original, engine_source = chapter.read_text(), engine.read_text()
 

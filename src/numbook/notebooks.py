@@ -13,7 +13,23 @@ Markdown cells as raw ``$…$``. On each notebook page this plugin
 * moves the inlined stylesheets into one shared file, so a reader downloads them once;
 * makes code cells that scroll sideways reachable by keyboard;
 * puts a visible link to download the ``.ipynb`` under the title (mkdocs-jupyter
-  publishes the file with ``include_source: true``; Material no longer links it).
+  publishes the file with ``include_source: true``; Material no longer links it);
+* gives repeated headings the ids its table of contents links to (``name``, ``name_1``…:
+  mkdocs-jupyter lists them that way but writes one id for all of them);
+* folds each code cell whose source the notebook hides (``jupyter.source_hidden``, as
+  JupyterLab sets it) into a ``<details>`` block, as JupyterLab shows it collapsed.
+
+With ``wheel:`` set, it also publishes packages of the project as a wheel (see
+:mod:`numbook.wheel`) for notebooks that run outside the project's checkout: in each
+published ``.ipynb`` it writes the wheel's address into the install cell (the line that
+assigns ``url_variable``), and a notebook that imports the wheel's packages without such a
+line stops the build. The address is ``site_url`` joined with the wheel's path when
+``site_url`` is set, else the path relative to the notebook; the download link, when
+JavaScript runs, writes in the address as seen from the site that served the page.
+
+Around mkdocs-jupyter's cache (``.cache/mkdocs-jupyter``, which it writes in place and
+reads back without a check): before each build a damaged entry, such as an interrupted
+write leaves, is dropped with a one-line warning, and the notebook is converted again.
 
 It knows nothing about the book's subject. List it after ``mkdocs-jupyter`` and before
 ``numbook-katex`` in ``mkdocs.yml``.
@@ -23,15 +39,25 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 import logging
 import posixpath
 import re
+from importlib import resources
 from pathlib import Path
+from urllib.parse import urljoin
 
+from markdown.extensions.toc import unique
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File
+from mkdocs.structure.toc import get_toc
+
+from .preview import log_recovered, log_shown_on_page
+from .render import ShownProblem, problems_summary
+from .wheel import Wheel, build_wheel
 
 log = logging.getLogger("mkdocs.plugins.numbook.notebooks")
 
@@ -49,13 +75,129 @@ _MATHJAX = re.compile(
 )
 _MERMAID = re.compile(r'<script type="module">\s*document\.addEventListener\("DOMContentLoaded".*?mermaid.*?</script>', re.S)
 _H1_END = re.compile(r"</h1>", re.I)
+# A heading as nbconvert writes it: its id, and the ¶ link to that id inside it.
+_HEADING = re.compile(r'<h(?P<level>[1-6])(?P<attrs>[^>]*?) id="(?P<id>[^"]*)"(?P<body>.*?)</h(?P=level)>', re.S)
+_DIV = re.compile(r"<div\b|</div\s*>", re.I)
+DOWNLOAD_SCRIPT = "notebook-download.js"
+
+
+class WheelConfig(base.Config):
+    name = c.Optional(c.Type(str))
+    """Distribution name of the wheel (``pip install`` name); none: no wheel is published."""
+    packages = c.ListOfItems(c.Type(str), default=[])
+    """Package folders it ships, relative to the folder of ``mkdocs.yml``."""
+    requires = c.ListOfItems(c.Type(str), default=[])
+    """The project's dependencies it needs, by name; versions come from ``pyproject.toml``."""
+    summary = c.Type(str, default="")
+    dir = c.Type(str, default="wheels")
+    """Where the wheel is published, relative to the site."""
+    url_variable = c.Type(str, default="WHEEL_URL")
+    """The variable of a notebook's install cell that receives the wheel's address."""
+    link_text = c.Type(str, default="Outside a checkout, the notebook installs what it needs from this site:")
+    """Text before the link to the wheel, under the download button."""
 
 
 class NotebooksConfig(base.Config):
     css_dir = c.Type(str, default="assets/notebooks")
-    """Where the shared notebook stylesheet is written, relative to the site."""
+    """Where the shared notebook stylesheet (and the download script) is written, relative to the site."""
     download_text = c.Type(str, default="Download this notebook")
     """Text of the link to the ``.ipynb`` file shown under each notebook page's title."""
+    hidden_cell_summary = c.Type(str, default="Hidden code")
+    """Summary of the fold that holds a code cell whose source the notebook hides."""
+    wheel = c.SubConfig(WheelConfig)
+    """Packages of the project to publish for notebooks that run outside its checkout."""
+
+
+def unique_heading_ids(html_text: str) -> str:
+    """Give repeated heading ids the suffixes Python-Markdown's table of contents uses.
+
+    mkdocs-jupyter builds a page's table of contents with Python-Markdown (``intro``,
+    ``intro_1``, …) but the page itself from nbconvert, which gives every heading with the
+    same title the same id: the second entry of the contents then leads nowhere.
+    """
+    seen: set[str] = set()
+
+    def rename(match: re.Match) -> str:
+        old = match["id"]
+        new = unique(old, seen)
+        if new == old:
+            return match.group(0)
+        body = match["body"].replace(f'href="#{old}"', f'href="#{new}"')
+        return f'<h{match["level"]}{match["attrs"]} id="{new}"{body}</h{match["level"]}>'
+
+    return _HEADING.sub(rename, html_text)
+
+
+def fold_hidden_cells(html_text: str, notebook: dict, summary: str) -> str:
+    """Wrap the HTML of each code cell whose source is hidden in a closed ``<details>``."""
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") != "code" or not cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
+            continue
+        anchor = html_text.find(f'id="cell-id={html.escape(str(cell.get("id")))}"')
+        start = html_text.rfind("<div", 0, anchor) if anchor >= 0 else -1
+        if start < 0:
+            continue
+        depth, end = 0, -1
+        for tag in _DIV.finditer(html_text, start):
+            depth += -1 if tag.group(0).startswith("</") else 1
+            if depth == 0:
+                end = tag.end()
+                break
+        if end < 0:
+            continue
+        html_text = (
+            f'{html_text[:start]}<details class="success numbook-check">\n<summary>{html.escape(summary)}</summary>\n'
+            f"{html_text[start:end]}\n</details>{html_text[end:]}"
+        )
+    return html_text
+
+
+def drop_damaged_cache_entries(cache_dir: Path) -> list[Path]:
+    """Delete the entries of mkdocs-jupyter's cache that it could not read back.
+
+    mkdocs-jupyter writes each entry in place and reads it with a bare ``json.loads``, so a
+    write cut short (a full disk, an interrupted build) crashes every later build. An entry
+    it cannot use is deleted here instead, with a one-line warning that does not stop a
+    strict build (the build has put it right); the notebook is then converted again.
+    """
+    dropped = []
+    for path in sorted(cache_dir.glob("*.json")) if cache_dir.is_dir() else []:
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(entry, dict) or not isinstance(entry.get("content"), str):
+                raise ValueError("no page content in it")
+            get_toc(entry["toc_tokens"])
+        except Exception as exc:  # noqa: BLE001 - whatever mkdocs-jupyter would trip over
+            reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:100]
+            log_recovered(log, f"numbook-notebooks: damaged mkdocs-jupyter cache entry {path} ({reason}); dropped, the notebook is converted again")
+            path.unlink(missing_ok=True)
+            dropped.append(path)
+    return dropped
+
+
+def cell_source(cell: dict) -> str:
+    """A cell's source as one string (nbformat stores it as a string or a list of lines)."""
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def set_variable(notebook: dict, variable: str, value: str) -> int:
+    """Make every code line ``variable = "…"`` of a notebook assign ``value``; count them."""
+    assignment = re.compile(rf"""^(?P<lhs>[ \t]*{re.escape(variable)}[ \t]*=[ \t]*)(?P<q>["']).*?(?P=q)""", re.M)
+    count = 0
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        source, n = assignment.subn(lambda m: m["lhs"] + json.dumps(value), cell_source(cell))
+        if n:
+            cell["source"] = source.splitlines(keepends=True)
+            count += n
+    return count
+
+
+def imports_any(notebook: dict, modules: tuple[str, ...]) -> bool:
+    """Whether a code cell imports one of ``modules``."""
+    pattern = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(map(re.escape, modules))})\b", re.M)
+    return any(cell.get("cell_type") == "code" and pattern.search(cell_source(cell)) for cell in notebook.get("cells", []))
 
 
 def wrap_math(text: str) -> str:
@@ -82,8 +224,34 @@ def stylesheet_name(css: str) -> str:
 class NotebooksPlugin(BasePlugin[NotebooksConfig]):
     """Clean up mkdocs-jupyter's pages: local maths, no loaders from other hosts, shared CSS."""
 
+    serving = False
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"
+
     def on_pre_build(self, *, config) -> None:
         self.stylesheets: dict[str, str] = {}
+        self.shown: dict[str, ShownProblem] = {}  # under `mkdocs serve`: a page's problem, shown on it
+        self.notebooks: dict[str, str] = {}  # published .ipynb path in the site -> its source
+        self.wheel: Wheel | None = None
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        if jupyter is not None and jupyter.config.get("cache"):
+            # a relative cache_dir is relative to the working directory, as mkdocs-jupyter reads it
+            drop_damaged_cache_entries(Path(jupyter.config["cache_dir"]))
+
+    def on_files(self, files, *, config):
+        wanted = self.config.wheel
+        if wanted.name is None:
+            return files
+        root = Path(config.config_file_path or "mkdocs.yml").resolve().parent
+        try:
+            self.wheel = build_wheel(root, name=wanted.name, packages=wanted.packages, requires=wanted.requires, summary=wanted.summary)
+        except ValueError as exc:
+            raise PluginError(f"numbook-notebooks: wheel: {exc}") from exc
+        files.append(File.generated(config, f"{wanted.dir}/{self.wheel.filename}", content=self.wheel.content))
+        script = resources.files("numbook").joinpath(DOWNLOAD_SCRIPT).read_text(encoding="utf-8")
+        files.append(File.generated(config, f"{self.config.css_dir}/{DOWNLOAD_SCRIPT}", content=script))
+        return files
 
     def on_page_content(self, html_text: str, *, page, config, files) -> str:
         if not page.file.src_uri.endswith(".ipynb"):
@@ -98,8 +266,11 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         html_text = self._share_styles(html_text, page)
         # Long code lines scroll sideways: keyboard users must be able to reach the box.
         html_text = html_text.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
+        html_text = unique_heading_ids(html_text)
+        notebook = json.loads(Path(page.file.abs_src_path).read_text(encoding="utf-8"))
+        html_text = fold_hidden_cells(html_text, notebook, self.config.hidden_cell_summary)
         html_text = wrap_math(html_text)
-        return self._add_download_link(html_text, page)
+        return self._add_download_link(html_text, page, config, notebook)
 
     def _share_styles(self, html_text: str, page) -> str:
         sheets = [m["css"] for m in _STYLE.finditer(html_text)]
@@ -108,26 +279,67 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         css = "\n".join(sheet.strip() for sheet in sheets) + "\n"
         name = stylesheet_name(css)
         self.stylesheets[name] = css
-        href = posixpath.relpath(f"{self.config.css_dir}/{name}", posixpath.dirname(page.file.dest_uri) or ".")
-        link = f'<link rel="stylesheet" href="{html.escape(href)}">\n'
+        link = f'<link rel="stylesheet" href="{html.escape(self._site_relative(f"{self.config.css_dir}/{name}", page))}">\n'
         first = _STYLE.search(html_text).start()
         return html_text[:first] + link + _STYLE.sub("", html_text[first:])
 
-    def _add_download_link(self, html_text: str, page) -> str:
+    @staticmethod
+    def _site_relative(path: str, page) -> str:
+        """``path`` (relative to the site) as seen from ``page``."""
+        return posixpath.relpath(path, posixpath.dirname(page.file.dest_uri) or ".")
+
+    def _add_download_link(self, html_text: str, page, config, notebook: dict) -> str:
         name = posixpath.basename(page.file.src_uri)
-        link = (
-            f'<p class="numbook-download"><a class="md-button" href="{html.escape(name)}" download>'
-            f"{html.escape(self.config.download_text)} ({html.escape(name)})</a></p>\n"
-        )
+        label = f"{html.escape(self.config.download_text)} ({html.escape(name)})"
+        if self.wheel is None:
+            block = f'<p class="numbook-download"><a class="md-button" href="{html.escape(name)}" download>{label}</a></p>\n'
+        else:
+            wheel = self._site_relative(f"{self.config.wheel.dir}/{self.wheel.filename}", page)
+            baked = self._publish_notebook(page, config, notebook, wheel)
+            script = self._site_relative(f"{self.config.css_dir}/{DOWNLOAD_SCRIPT}", page)
+            block = (
+                f'<p class="numbook-download"><a class="md-button" href="{html.escape(name)}" download="{html.escape(name)}" '
+                f'data-numbook-wheel="{html.escape(wheel)}" data-numbook-baked="{html.escape(baked)}">{label}</a></p>\n'
+                f'<p class="numbook-wheel">{html.escape(self.config.wheel.link_text)} '
+                f'<a href="{html.escape(wheel)}" download>{html.escape(self.wheel.filename)}</a></p>\n'
+                f'<script src="{html.escape(script)}" defer></script>\n'
+            )
+        if page.file.src_uri in self.shown:
+            block = problems_summary([self.shown[page.file.src_uri]]) + "\n" + block
         found = _H1_END.search(html_text)
         if found is None:
-            return link + html_text
-        return html_text[: found.end()] + "\n" + link + html_text[found.end() :]
+            return block + html_text
+        return html_text[: found.end()] + "\n" + block + html_text[found.end() :]
+
+    def _publish_notebook(self, page, config, notebook: dict, wheel_path: str) -> str:
+        """Fill the install cell of the notebook the site publishes; return the address written."""
+        where = f"docs/{page.file.src_uri}"
+        address = urljoin(config.site_url, f"{self.config.wheel.dir}/{self.wheel.filename}") if config.site_url else wheel_path
+        if not set_variable(notebook, self.config.wheel.url_variable, address) and imports_any(notebook, self.wheel.top_level):
+            reason = (
+                f"imports {' or '.join(self.wheel.top_level)} but has no install cell (a code line "
+                f"`{self.config.wheel.url_variable} = \"\"` that the build fills in, and the install after it): "
+                "outside the book's checkout it would stop at the import"
+            )
+            if not self.serving:
+                raise PluginError(f"numbook-notebooks: {where}: {reason}")
+            log_shown_on_page(log, f"numbook-notebooks: {where}: {reason}")
+            self.shown[page.file.src_uri] = ShownProblem(where, reason)
+        dest = posixpath.join(posixpath.dirname(page.file.dest_uri), posixpath.basename(page.file.src_uri))
+        self.notebooks[dest] = json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"  # as nbformat writes
+        return address
 
     def on_post_build(self, *, config) -> None:
-        out = Path(config.site_dir) / self.config.css_dir
+        site = Path(config.site_dir)
+        out = site / self.config.css_dir
         for name, css in sorted(self.stylesheets.items()):
             out.mkdir(parents=True, exist_ok=True)
             (out / name).write_text(css, encoding="utf-8")
         if self.stylesheets:
             log.debug("numbook-notebooks: wrote %s", ", ".join(sorted(self.stylesheets)))
+        # mkdocs-jupyter copied each source notebook on its page's `post_page`; the published
+        # copy is the one with the wheel's address in it.
+        for dest, text in sorted(self.notebooks.items()):
+            path = site / dest
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")

@@ -112,6 +112,7 @@ def copy_of_the_book(dest: Path) -> Path:
     for name in ("docs", "overrides", "src"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copy2(ROOT / "CITATION.cff", dest / "CITATION.cff")  # numbook-cite reads it on every build
+    shutil.copy(ROOT / "pyproject.toml", dest / "pyproject.toml")  # the engine wheel's version and NumPy requirement
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     entry = "  - Notation: notation.md\n"
     assert entry in config, "the nav changed: update where this test adds its page"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 
 from tinyformer.models import encdec, onehead
 from tinyformer.nn import layernorm_forward, sgd_step, softmax
@@ -235,7 +236,9 @@ def test_part2_sentence_switch_moves_every_linked_view_and_explains_each_score(p
     for name in ("scores", "update", "prediction"):  # the group moved together
         assert phone.locator(f"#widget-p2-sentence-{name} input[value=cheque]").is_checked()
     check_part2(phone, "cheque", sentences["cheque"], files)
-    assert "cheque sentence" in phone.locator("#fig-p2-next-token .numbook-caption").inner_text()
+    caption = phone.locator("#fig-p2-next-token .numbook-caption")
+    caption.scroll_into_view_if_needed()  # figures are drawn only near the screen (content-visibility)
+    expect(caption).to_contain_text("cheque sentence", use_inner_text=True)
 
     # the score notes: Tab reaches the grid, arrows move, the note gives q · k / √d_k
     out = sentences["cheque"]

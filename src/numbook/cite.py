@@ -53,7 +53,7 @@ ACCESSED = "YYYY-MM-DD"
 MIKE_VERSION_VARIABLE = "MIKE_DOCS_VERSION"
 
 _FIGURE = re.compile(
-    r'(<figure class="numbook-figure" id="(?P<id>[^"]+)">.*?)(?P<end></figcaption>)', re.S
+    r'(<figure class="numbook-figure" id="(?P<id>[^"]+)"[^>]*>.*?)(?P<end></figcaption>)', re.S
 )
 _BIBTEX_SPECIAL = str.maketrans({c: "\\" + c for c in "&%$#_{}"})
 

@@ -1,7 +1,7 @@
 """Permanent addresses: every page and anchor the book has published, kept in a manifest.
 
 A citation points at a page (``part2-one-head/``) or at an anchor on it (``#p2-qkv``,
-``#fig-p2-attn-river``). The manifest (``permalinks.json``, committed) lists every page
+``#fig-p2-attn``). The manifest (``permalinks.json``, committed) lists every page
 address and every anchor id a build has published; `missing` compares a new build with it.
 A build may add pages and anchors freely. It may not drop one the manifest lists, unless
 

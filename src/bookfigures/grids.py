@@ -10,7 +10,7 @@ follow the page and can never be mistaken for a weight of 0.00.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from ._common import as_2d, attach_table, check_labels, fixed, fmt, plain, text_width_in
+from ._common import PHONE_WIDTH_IN, as_2d, attach_table, check_labels, fixed, fmt, plain, text_width_in
 from .colormaps import ATTENTION_CMAP, DIVERGING_CMAP, cmap_hex
 from .palette import (
     INK,
@@ -255,3 +255,57 @@ def matrix_view(rows: object, row_labels: Sequence[object], col_labels: Sequence
         fig.suptitle(plain(title), x=0.02, ha="left", color=INK)
     table_rows = [[label, *map(float, values[i])] for i, label in enumerate(rlab)]
     return attach_table(fig, ["row", *clab], table_rows)
+
+
+@styled
+def mask_panels(masks: Mapping[str, object], *, row_labels: Mapping[str, Sequence[object]] | None = None,
+                col_labels: Mapping[str, Sequence[object]] | None = None, columns: int = 2,
+                title: str | None = None) -> Figure:
+    """Which keys each query may read, one small grid per mask, with its count of allowed cells.
+
+    `masks` maps a panel title to a boolean mask (True = may read, as `tinyformer.nn.masks`).
+    Allowed cells are filled in the attention colour, blocked ones hatched as in
+    `attention_heatmap`, so a reader meets one picture of "masked" everywhere. Labels
+    default to positions 1, 2, ...; each panel states how many of its cells are allowed.
+    """
+    if not masks:
+        raise ValueError("mask_panels needs at least one mask")
+    panels = {name: np.asarray(m, dtype=bool) for name, m in masks.items()}
+    for name, m in panels.items():
+        if m.ndim != 2:
+            raise ValueError(f"mask {name!r} must be 2-D, got shape {m.shape}")
+    rows_of = {name: check_labels((row_labels or {}).get(name, range(1, m.shape[0] + 1)), m.shape[0],
+                                  f"row_labels[{name!r}]") for name, m in panels.items()}
+    cols_of = {name: check_labels((col_labels or {}).get(name, range(1, m.shape[1] + 1)), m.shape[1],
+                                  f"col_labels[{name!r}]") for name, m in panels.items()}
+    columns = max(1, min(columns, len(panels)))
+    grid_rows = -(-len(panels) // columns)
+    biggest = max(max(m.shape) for m in panels.values())
+    label_w = max(text_width_in(r) for labels in rows_of.values() for r in labels)
+    cell = min(0.3, (PHONE_WIDTH_IN / columns - label_w - 0.25) / biggest)
+    tallest = max(m.shape[0] for m in panels.values())
+    fig = new_figure(PHONE_WIDTH_IN, grid_rows * (tallest * cell + 1.0) + (0.3 if title else 0.0) + 0.35)
+    allowed_face = fixed(cmap_hex(ATTENTION_CMAP, 0.55))
+    for k, (name, m) in enumerate(panels.items()):
+        ax = fig.add_subplot(grid_rows, columns, k + 1)
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                _draw_cell(ax, i, j, allowed_face if m[i, j] else None, "", 10.0)
+        ax.set_xlim(-0.5, m.shape[1] - 0.5)
+        ax.set_ylim(m.shape[0] - 0.5, -0.5)
+        ax.set_aspect("equal")
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        ax.tick_params(length=0, top=True, labeltop=True, bottom=False, labelbottom=False, pad=2)
+        ax.set_xticks(range(m.shape[1]), [plain(c) for c in cols_of[name]])
+        ax.set_yticks(range(m.shape[0]), [plain(r) for r in rows_of[name]])
+        ax.set_xlabel(f"{plain(name)}\n{int(m.sum())} of {m.size} allowed", color=INK, labelpad=4)
+    if title:
+        fig.suptitle(plain(title), x=0.02, ha="left", color=INK)
+    if any(not m.all() for m in panels.values()):
+        handles = [Patch(facecolor=allowed_face, edgecolor=INK_GRID, label="may read"),
+                   Patch(facecolor="none", edgecolor=INK_MUTED, hatch=MASK_HATCH, label="masked")]
+        fig.legend(handles=handles, loc="outside lower left", ncols=2, handlelength=1.4, handleheight=1.1)
+    table_rows = [[name, rows_of[name][i], " ".join(cols_of[name][j] for j in np.flatnonzero(m[i]))]
+                  for name, m in panels.items() for i in range(m.shape[0])]
+    return attach_table(fig, ["mask", "query", "keys it may read"], table_rows)

@@ -8,9 +8,13 @@ and ":XtG" (X^T G, to the weight).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from .models.decoder_stack import DecoderConfig
+from .ops import count_macs
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,63 @@ def score_matrix_numbers(n: int) -> int:
 def total(counts: dict[str, int]) -> int:
     """Sum over operation groups."""
     return sum(counts.values())
+
+
+# How Part 3 section 17 gathers the tags into the groups it plots: what grows with n, what with n^2.
+GROUPS: dict[str, tuple[str, ...]] = {
+    "projections (Q, K, V, W_O)": ("qkv", "out_proj"),
+    "scores Q Kᵀ": ("scores",),
+    "mixing A V": ("mix",),
+    "prediction MLP": ("mlp", "vocab"),
+}
+
+
+def grouped(counts: dict[str, int], groups: dict[str, tuple[str, ...]] = GROUPS) -> dict[str, int]:
+    """MACs per group of tags; refuses counts with a tag that no group names, so nothing is dropped."""
+    named = {tag for tags in groups.values() for tag in tags}
+    stray = set(counts) - named
+    if stray:
+        raise ValueError(f"tags {sorted(stray)} belong to no group")
+    return {name: sum(counts.get(tag, 0) for tag in tags) for name, tags in groups.items()}
+
+
+def counted(run: Callable[[], object]) -> dict[str, int]:
+    """The MACs the engine's instrumented `matmul` performs while `run()` runs, by tag."""
+    with count_macs() as counter:
+        run()
+    return dict(counter.by_tag)
+
+
+def stand_in_onehead(w: Widths, context: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """Random parameters with the one-head toy's shapes and `context` position rows, for counting only.
+
+    A pass's MAC count depends on the shapes alone, so a stand-in with a longer position table
+    lets the instrumented engine count sequences longer than the toy's 20 positions.
+    """
+    rng = np.random.default_rng(seed)
+    shapes = {"E_tok": (w.C, w.d), "P": (context, w.d), "W_Q": (w.d, w.d_k), "W_K": (w.d, w.d_k),
+              "W_V": (w.d, w.d_v), "W_O": (w.d_v, w.d), "W1": (w.d, w.h), "b1": (w.h,), "W2": (w.h, w.C),
+              "b2": (w.C,)}
+    return {name: rng.normal(size=shape) for name, shape in shapes.items()}
+
+
+# ---- one layer of each sequence model of Part 3 section 16, d numbers in and out per position ----
+
+
+def rnn_layer(n: int, d: int) -> dict[str, int]:
+    """n sequential steps, each x_t W_x and h_(t-1) W_h: 2 n d^2."""
+    return {"rnn": 2 * n * matmul_macs(1, d, d)}
+
+
+def causal_conv_layer(n: int, d: int, k: int) -> dict[str, int]:
+    """Every row mixes k rows (zeros before the start count too): n k d^2."""
+    return {"conv": matmul_macs(n, k * d, d)}
+
+
+def attention_layer(n: int, d: int) -> dict[str, int]:
+    """One head with d_k = d_v = d, and W_O: 4 n d^2 for the projections, 2 n^2 d for scores and mixing."""
+    return {"qkv": 3 * matmul_macs(n, d, d), "scores": matmul_macs(n, d, n), "mix": matmul_macs(n, n, d),
+            "out_proj": matmul_macs(n, d, d)}
 
 
 def backward(forward_counts: dict[str, int]) -> dict[str, int]:

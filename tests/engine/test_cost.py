@@ -149,3 +149,56 @@ def test_mac_rule_example():
 
         matmul(np.ones((4, 3)), np.ones((3, 2)), "x")
     assert c.total == cost.matmul_macs(4, 3, 2) == 4 * 2 * 3
+
+
+@pytest.mark.parametrize("n,d,k", [(1, 4, 3), (10, 4, 3), (7, 3, 5)])
+def test_sequence_model_layers_against_their_counted_passes(n, d, k):
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, d))
+    rnn = {"W_x": rng.normal(size=(d, d)), "W_h": rng.normal(size=(d, d)), "b": np.zeros(d)}
+    conv = {"W": rng.normal(size=(k * d, d)), "b": np.zeros(d)}
+    attn = [rng.normal(size=(d, d)) for _ in range(4)]
+    assert _counted(lambda: baselines.rnn_layer_forward(rnn, X)) == cost.rnn_layer(n, d)
+    assert _counted(lambda: baselines.causal_conv_forward(conv, X)) == cost.causal_conv_layer(n, d, k)
+    from tinyformer.nn import attention_forward
+
+    assert _counted(lambda: attention_forward(X, X, *attn, causal_mask(n))) == cost.attention_layer(n, d)
+
+
+def test_rnn_and_conv_layers_compute_what_they_say():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 2))
+    rnn = {"W_x": rng.normal(size=(2, 2)), "W_h": rng.normal(size=(2, 2)), "b": rng.normal(size=2)}
+    h, states = np.zeros(2), []
+    for x in X:
+        h = np.tanh(x @ rnn["W_x"] + h @ rnn["W_h"] + rnn["b"])
+        states.append(h)
+    np.testing.assert_allclose(baselines.rnn_layer_forward(rnn, X), np.array(states), rtol=1e-12)
+    conv = {"W": rng.normal(size=(3 * 2, 2)), "b": rng.normal(size=2)}
+    out = baselines.causal_conv_forward(conv, X)
+    for t in range(6):
+        expected = conv["b"].copy()
+        for slot in range(3):  # slot 0 is the oldest row, t - 2
+            j = t - 2 + slot
+            if j >= 0:
+                expected += X[j] @ conv["W"][2 * slot:2 * slot + 2]
+        np.testing.assert_allclose(out[t], expected, rtol=1e-12)
+
+
+def test_groups_cover_every_tag_once():
+    counts = cost.onehead_full(12)
+    grouped = cost.grouped(counts)
+    assert sum(grouped.values()) == cost.total(counts)
+    assert grouped["scores Q Kᵀ"] == counts["scores"] and grouped["prediction MLP"] == counts["mlp"] + counts["vocab"]
+    with pytest.raises(ValueError, match="belong to no group"):
+        cost.grouped({"ffn": 3})
+
+
+@pytest.mark.parametrize("n", [1, 21, 64])
+def test_stand_in_counts_like_the_toy_beyond_its_context(n):
+    stand_in = cost.stand_in_onehead(cost.PART2, context=n)
+    ids = np.arange(n) % cost.PART2.C
+    assert cost.counted(lambda: m.forward(stand_in, ids, readout="all")) == cost.onehead_full(n)
+    if n <= 20:
+        real = m.load_params()
+        assert cost.counted(lambda: m.forward(real, ids, readout="all")) == cost.onehead_full(n)

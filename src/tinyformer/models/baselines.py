@@ -5,6 +5,8 @@
   model: the baselines the Part 1 character MLP has to beat on the held-out names.
 - The two non-attention predictors of Part 3 section 17 (`window_concat_forward`,
   `prefix_mean_forward`), runnable so their costs can be counted.
+- One layer of each older sequence model that section 16 sets beside attention
+  (`rnn_layer_forward`, `causal_conv_forward`), runnable for the same reason.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import nn
+from ..ops import matmul
 
 
 def window_concat_forward(params: dict, ids, w: int, pad_id: int) -> np.ndarray:
@@ -31,6 +34,32 @@ def prefix_mean_forward(params: dict, ids) -> np.ndarray:
     means = np.cumsum(E, axis=0) / np.arange(1, ids.size + 1)[:, None]  # (n, d) running sums, O(nd)
     logits, _ = nn.mlp_forward(means, params["W1"], params["b1"], params["W2"], params["b2"])  # (n, C)
     return logits
+
+
+def rnn_layer_forward(params: dict, X: np.ndarray) -> np.ndarray:
+    """A recurrent layer, h_t = tanh(x_t W_x + h_(t-1) W_h + b): n steps, each waiting for the one before.
+
+    Position t hears about position j only through the t - j updates between them.
+    """
+    h = np.zeros((1, params["W_h"].shape[0]))  # (1, d) the state before the first input
+    states = []
+    for t in range(X.shape[0]):  # sequential: step t needs the state of step t - 1
+        h = np.tanh(matmul(X[t:t + 1], params["W_x"], "rnn") + matmul(h, params["W_h"], "rnn") + params["b"])
+        states.append(h)
+    return np.vstack(states)  # (n, d)
+
+
+def causal_conv_forward(params: dict, X: np.ndarray) -> np.ndarray:
+    """A causal temporal convolution: row t mixes rows t-k+1 .. t (zeros before the start) with one weight per slot.
+
+    `params["W"]` is (k d, d_out): the k slots' weights stacked, oldest first, like the
+    character MLP's concatenated window. All rows are computed at once, in parallel.
+    """
+    n, d = X.shape
+    k = params["W"].shape[0] // d
+    padded = np.vstack([np.zeros((k - 1, d)), X])  # (n + k - 1, d)
+    windows = np.stack([padded[t:t + k].ravel() for t in range(n)])  # (n, k d), oldest slot first
+    return matmul(windows, params["W"], "conv") + params["b"]  # (n, d_out)
 
 
 def _context_index(contexts: np.ndarray, k: int, vocab_size: int) -> np.ndarray:

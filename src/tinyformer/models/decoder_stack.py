@@ -125,15 +125,23 @@ def postnorm_block_backward(dx2: np.ndarray, cache: dict, l: int) -> tuple[np.nd
     return dx, _block_grads(l, g_mh, g_ffn, (dg1, db1), (dg2, db2))
 
 
-def forward(params: dict, ids, readout: str = "all") -> dict:
-    """Embeddings + positions, the causal blocks, final LayerNorm, tied readout (all rows or the last)."""
+def forward(params: dict, ids, readout: str = "all", segments=None) -> dict:
+    """Embeddings + positions, the causal blocks, final LayerNorm, tied readout (all rows or the last).
+
+    `segments` (lengths summing to len(ids)) packs several sequences into one pass: each starts
+    again at position 1 and reads only its own past (`nn.segment_causal_mask`), so every row is
+    what a pass over its own sequence would give. Training on many short names uses it.
+    """
     cfg = config_from_params(params)
     ids = np.asarray(ids, dtype=int)
     n = ids.size
     tok_rows, c_tok = nn.embedding_forward(params["tok"], ids)  # (n, d)
-    pos_rows, c_pos = nn.positions_forward(params["pos"], n)  # (n, d)
+    if segments is None:
+        pos_rows, c_pos = nn.positions_forward(params["pos"], n)  # (n, d)
+        mask = nn.causal_mask(n)  # (n, n)
+    else:
+        pos_rows, c_pos, mask = _packed_positions(params["pos"], segments, n)
     x = tok_rows + pos_rows  # (n, d)
-    mask = nn.causal_mask(n)  # (n, n)
     residual = [x]
     blocks = []
     for l in range(cfg.n_layers):
@@ -150,6 +158,18 @@ def forward(params: dict, ids, readout: str = "all") -> dict:
     }
 
 
+def _packed_positions(table: np.ndarray, segments, n: int) -> tuple[np.ndarray, dict, np.ndarray]:
+    """Position rows restarting at each packed sequence, and the block-diagonal causal mask."""
+    if sum(int(s) for s in segments) != n:
+        raise ValueError(f"segments of lengths {list(segments)} do not add up to the {n} ids")
+    longest = max(int(s) for s in segments)
+    if longest > table.shape[0]:
+        raise nn.ContextLimitError(f"a packed sequence of {longest} positions, but the position table has only "
+                                   f"{table.shape[0]} rows (the context limit)")
+    rows, cache = nn.embedding_forward(table, nn.segment_positions(segments))  # (n, d)
+    return rows, cache, nn.segment_causal_mask(segments)  # (n, n)
+
+
 def predictions_by_depth(params: dict, out: dict) -> np.ndarray:
     """(n_layers + 1, n, V) next-token probabilities if the stack ended after 0, 1, ... blocks.
 
@@ -163,10 +183,14 @@ def predictions_by_depth(params: dict, out: dict) -> np.ndarray:
     return np.stack(stages)
 
 
-def loss_and_grads(params: dict, ids, targets, readout: str = "all") -> tuple[float, np.ndarray, dict, dict]:
-    """Mean next-token cross-entropy, per-position losses, every parameter's gradient, intermediates."""
+def loss_and_grads(params: dict, ids, targets, readout: str = "all", segments=None
+                   ) -> tuple[float, np.ndarray, dict, dict]:
+    """Mean next-token cross-entropy, per-position losses, every parameter's gradient, intermediates.
+
+    With `segments`, the mean is over every position of every packed sequence (see `forward`).
+    """
     cfg = config_from_params(params)
-    out = forward(params, ids, readout)
+    out = forward(params, ids, readout, segments)
     loss, per_position, c_ce = nn.cross_entropy_forward(out["logits"], targets)
     caches = out["_caches"]
     dx_rows, dtok_out, _ = nn.readout_backward(nn.cross_entropy_backward(c_ce), caches["out"])  # (m, d), (V, d)

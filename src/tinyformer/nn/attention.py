@@ -85,3 +85,43 @@ def attention_backward(dupdate: np.ndarray, cache: dict) -> dict:
     grads = head_backward(dmessage, cache)
     grads["W_O"] = dW_O
     return grads
+
+
+def tiled_attention_forward(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray | None = None,
+                            block: int = 2) -> tuple[np.ndarray, dict]:
+    """softmax(Q K^T / sqrt(d_k) + mask) V, computed one block x block tile of scores at a time.
+
+    The recurrence of FlashAttention (Dao et al. 2022): for each block of queries, walk over the
+    keys a block at a time, keeping for every query row only a running maximum, a running sum of
+    exponentials and a running mixture of values, rescaled whenever the maximum grows. The result
+    is the same attention (to rounding); the full n_q x n_kv score matrix never exists, only one
+    tile of it. The products are the same ones, so the multiply-accumulates are the same.
+    Returns the messages and {"tile_numbers": the most score numbers held at once, "tiles": count}.
+    """
+    n_q, d_k = Q.shape
+    n_kv = K.shape[0]
+    mask = np.ones((n_q, n_kv), dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    if mask.shape != (n_q, n_kv):
+        raise ValueError(f"mask {mask.shape} does not match scores {(n_q, n_kv)}")
+    out = np.zeros((n_q, V.shape[1]))  # (n_q, d_v)
+    held, tiles = 0, 0
+    for q0 in range(0, n_q, block):
+        rows = slice(q0, q0 + block)
+        run_max = np.full((Q[rows].shape[0], 1), -np.inf)  # (b, 1)
+        run_sum = np.zeros_like(run_max)  # (b, 1)
+        run_mix = np.zeros((Q[rows].shape[0], V.shape[1]))  # (b, d_v)
+        for k0 in range(0, n_kv, block):
+            cols = slice(k0, k0 + block)
+            tile = matmul(Q[rows], K[cols].T, "scores") / np.sqrt(d_k)  # (b, b): the only scores held
+            tile = np.where(mask[rows, cols], tile, -np.inf)
+            held, tiles = max(held, tile.size), tiles + 1
+            new_max = np.maximum(run_max, tile.max(axis=1, keepdims=True))  # (b, 1)
+            seen = np.isfinite(new_max)  # rows that have met at least one allowed key
+            safe_max = np.where(seen, new_max, 0.0)
+            rescale = np.where(seen, np.exp(np.where(seen, run_max - safe_max, 0.0)), 1.0)  # old terms shrink
+            p = np.exp(tile - safe_max)  # (b, b), 0 where masked
+            run_sum = run_sum * rescale + p.sum(axis=1, keepdims=True)
+            run_mix = run_mix * rescale + matmul(p, V[cols], "mix")
+            run_max = new_max
+        out[rows] = run_mix / run_sum
+    return out, {"tile_numbers": held, "tiles": tiles}

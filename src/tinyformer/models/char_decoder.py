@@ -1,0 +1,101 @@
+"""Section 3.19: the book's decoder-only Transformer trained on Part 1's names, letter by letter.
+
+The task and the data are Part 1's: the 27 symbols of `char_mlp.ALPHABET` (id 0 is the boundary
+mark), the shipped names, the same train/held-out split. Where the character MLP reads a window
+of the last three characters, this model (a `decoder_stack`) reads the whole name so far:
+
+    input   .  a  a  b  i  d          (the boundary mark, then the letters)
+    target  a  a  b  i  d  .          (each letter, then the boundary that ends the name)
+
+A name of k letters gives k + 1 predictions, exactly the k + 1 training pairs it gives the MLP,
+so the two models' mean losses average over the same predictions and can be compared. Many
+names are packed into one pass (`decoder_stack.forward(..., segments=...)`), each reading only
+its own letters.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tinyformer import paramio
+from tinyformer.models import char_mlp
+from tinyformer.models.decoder_stack import DecoderConfig, config_from_params, forward, init_params  # noqa: F401
+
+ALPHABET = char_mlp.ALPHABET
+VOCAB_SIZE = char_mlp.VOCAB_SIZE  # 27
+CONTEXT = 12  # positions: the boundary mark and up to 11 letters, the longest name in the list
+CONFIG = DecoderConfig(vocab_size=VOCAB_SIZE, context=CONTEXT, d_model=16, n_heads=2, n_layers=2, d_ff=32)
+
+PARAMS_FILE = "part3_char_decoder.json"
+PARAMS_PATH = paramio.PARAMS_DIR / PARAMS_FILE
+
+
+def sequence(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The inputs (boundary, then the letters) and targets (the letters, then the boundary) of one name."""
+    ids = np.array(char_mlp.encode(char_mlp.BOUNDARY + name + char_mlp.BOUNDARY), dtype=int)
+    return ids[:-1], ids[1:]
+
+
+def pack(names: list[str]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Several names end to end: ids, targets and each name's length, for one packed pass."""
+    if not names:
+        raise ValueError("pack needs at least one name")
+    pairs = [sequence(name) for name in names]
+    return (np.concatenate([i for i, _ in pairs]), np.concatenate([t for _, t in pairs]),
+            [len(i) for i, _ in pairs])
+
+
+def param_names(config: DecoderConfig = CONFIG) -> list[str]:
+    """The checkpoint's array names, in the order `decoder_stack.init_params` makes them."""
+    return list(init_params(config))
+
+
+def per_prediction_losses(params: dict[str, np.ndarray], names: list[str], chunk: int = 16
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """-log p(observed next symbol) for every prediction of every name, and the letters read before it.
+
+    The letters read so far (0 for the first letter, k for the end of a k-letter name) let a
+    chapter compare the two models where a window of three runs out.
+    """
+    losses, letters = [], []
+    for start in range(0, len(names), chunk):
+        ids, targets, lengths = pack(names[start:start + chunk])
+        probs = forward(params, ids, segments=lengths)["probs"]  # (n, V)
+        losses.append(-np.log(probs[np.arange(ids.size), targets]))
+        letters.append(np.concatenate([np.arange(n) for n in lengths]))
+    return np.concatenate(losses), np.concatenate(letters)
+
+
+def mean_loss(params: dict[str, np.ndarray], names: list[str]) -> float:
+    """Mean cross-entropy over every prediction of the names (the MLP's held-out loss averages the same)."""
+    return float(per_prediction_losses(params, names)[0].mean())
+
+
+def sample(params: dict[str, np.ndarray], n: int, seed: int = 0) -> list[str]:
+    """Draw n names with a seeded generator, each until the boundary mark or the context is full."""
+    rng = np.random.default_rng(seed)
+    context = params["pos"].shape[0]
+    names = []
+    for _ in range(n):
+        ids = [0]
+        while len(ids) < context:
+            probs = forward(params, ids, readout="last")["probs"][0]
+            nxt = int(rng.choice(VOCAB_SIZE, p=probs))
+            if nxt == 0:
+                break
+            ids.append(nxt)
+        names.append(char_mlp.decode(ids[1:]))
+    return names
+
+
+def load_checkpoint(path: Path = PARAMS_PATH) -> dict:
+    """The whole stored checkpoint: parameters, settings, loss curves and the record of the run."""
+    return paramio.read_json(path)
+
+
+def load_params(path: Path = PARAMS_PATH) -> dict[str, np.ndarray]:
+    """The fitted parameters section 3.19 uses (their sizes are read back from their shapes)."""
+    stored = paramio.read_json(path)["params"]
+    return paramio.arrays_from_json(stored, stored)

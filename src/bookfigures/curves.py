@@ -23,8 +23,11 @@ LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)))
 
 
 def _thousands(x: float, _pos: int) -> str:
-    """Counts with thousands separators ('12,000'), which read faster than '1.2e4'."""
-    return f"{x:,.0f}" if abs(x) >= 1 or x == 0 else f"{x:g}"
+    """Counts with thousands separators ('12,000'), which read faster than '1.2e4'.
+
+    Only whole numbers are written without decimals: a tick at 2.5 must not read "2".
+    """
+    return f"{x:,.0f}" if x == round(x) else f"{x:,g}"
 
 
 @styled
@@ -51,6 +54,8 @@ def line_chart(x: object, series: Mapping[str, object], *, logy: bool = False, l
     if logy:
         ax.set_yscale("log")
     else:
+        whole = all(np.all(y[np.isfinite(y)] == np.round(y[np.isfinite(y)])) for y in ys.values())
+        ax.yaxis.set_major_locator(MaxNLocator(integer=whole, nbins=6))  # counts get whole-number ticks
         ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     if logx:
         ax.set_xscale("log", base=2)

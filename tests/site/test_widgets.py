@@ -400,10 +400,46 @@ def test_part3_cache_length_selector_shows_the_engine_cache(phone, built_site: P
     assert no_serious_violations(phone) == []
 
 
+def test_part3_doubling_presets_show_the_engine_counts(phone, built_site: Path):
+    """Each preset's table against MACs counted in the engine's own passes at n and at 2n."""
+    from tinyformer.ops import count_macs
+
+    toy = onehead.load_params()
+    groups = {"projections (Q, K, V, W_O)": ("qkv", "out_proj"), "scores Q Kᵀ": ("scores",),
+              "mixing A V": ("mix",), "prediction MLP": ("mlp", "vocab")}
+
+    def counted(n: int) -> dict[str, int]:
+        longer = {**toy, "P": np.zeros((n, toy["P"].shape[1]))}  # the toy's shapes, room for n positions
+        with count_macs() as counter:
+            onehead.forward(longer, np.arange(n) % toy["E_tok"].shape[0], readout="all")
+        return dict(counter.by_tag)
+
+    data = json.loads((built_site / "data" / "p3-doubling.json").read_text())
+    open_widgets(phone, "/part3-context/")
+    widget = phone.locator("#widget-p3-doubling")
+    assert widget.locator("input:checked").get_attribute("value") == data["default"]
+    widget.locator("input:checked").focus()
+    for key, _ in data["options"]:
+        if widget.locator("input:checked").get_attribute("value") != key:
+            widget.locator(f"input[value='{key}']").focus()
+            phone.keyboard.press("Space")
+        n = int(key)
+        small, big = counted(n), counted(2 * n)
+        rows = {r[0]: r[1:] for r in table_cells(widget.locator("table"))}
+        want = {g: (sum(small[t] for t in tags), sum(big[t] for t in tags)) for g, tags in groups.items()}
+        want["all products"] = (sum(small.values()), sum(big.values()))
+        assert set(rows) == set(want)
+        for group, (a, b) in want.items():
+            assert [int(x.replace(",", "")) for x in rows[group][:2]] == [a, b], (key, group)
+            shown_matches("Part 3 doubling presets: factor", rows[group][2], b / a, 2)
+    page_fits(phone)
+    assert no_serious_violations(phone) == []
+
+
 # --- every widget page: dark scheme, and no JavaScript ----------------------------------------
 
-WIDGET_PAGES = ["/cross-attention-one-page/", "/part2-one-head/", "/part3-decoder/", "/part4-cross-attention/",
-                "/how-this-book-is-built/"]
+WIDGET_PAGES = ["/cross-attention-one-page/", "/part2-one-head/", "/part3-decoder/", "/part3-context/",
+                "/part4-cross-attention/", "/how-this-book-is-built/"]
 
 
 @pytest.mark.parametrize("scheme", ["default", "slate"])

@@ -168,6 +168,10 @@ EXAMPLES: dict[str, Example] = {
                                                    for c in "abcdefghijklmnopqrstuvwxyz"],
                                    xlabel="PCA 1", ylabel="PCA 2", title="Character embeddings"), 27),
     "sliding_window": Example(lambda: bf.sliding_window("aabid", 3, title="Pairs of aabid"), 6),
+    "mask_panels_families": Example(
+        lambda: bf.mask_panels({"encoder-only": np.ones((4, 4), bool), "decoder-only": np.tril(np.ones((4, 4), bool)),
+                                "enc-dec: self": np.tril(np.ones((3, 3), bool)),
+                                "enc-dec: cross": np.ones((3, 4), bool)}), 14),
     "shape_diagram": Example(
         lambda: bf.shape_diagram([("X", 4, 3, "e"), "@", ("$W_Q$", 3, 3, "q"), "=", ("Q", 4, 3, "q")],
                                  title="Queries from input rows"), 3),

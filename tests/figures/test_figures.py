@@ -351,3 +351,23 @@ def test_loss_curve_with_two_curves_records_both_and_the_references(figures):
     assert rows[0][0] == 0 and rows[-1][0] == 16000 and rows[-1][3:] == [2.81, 2.35]
     written = [t.get_text() for t in _texts(figures["loss_curve_two_with_references"])]
     assert "bigram, held-out: 2.350" in written and "5.300" in written and "2.000" in written
+
+
+def test_mask_panels_count_and_hatch_exactly_the_blocked_cells():
+    import bookfigures as bf
+
+    masks = {"causal": np.tril(np.ones((5, 5), bool)), "cross": np.ones((2, 3), bool)}
+    fig = bf.mask_panels(masks)
+    for ax, (name, m) in zip(fig.axes, masks.items()):
+        assert ax.get_xlabel() == f"{name}\n{int(m.sum())} of {m.size} allowed"
+        hatched = [p for p in ax.patches if p.get_hatch()]
+        filled = [p for p in ax.patches if not p.get_hatch()]
+        assert len(hatched) == int((~m).sum()) and len(filled) == int(m.sum())
+        for p in hatched:  # a blocked cell sits where the mask says False
+            j, i = (int(round(v + 0.5)) for v in p.get_xy())
+            assert not m[i, j]
+    header, rows = fig.data_table
+    assert header == ["mask", "query", "keys it may read"]
+    assert rows[0] == ["causal", "1", "1"] and rows[4] == ["causal", "5", "1 2 3 4 5"]
+    with pytest.raises(ValueError, match="at least one mask"):
+        bf.mask_panels({})

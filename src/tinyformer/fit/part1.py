@@ -15,8 +15,14 @@ import time
 
 import numpy as np
 
-from tinyformer import data
-from tinyformer.fit.common import fit_and_write
+from tinyformer.fit.common import (  # noqa: F401 - TrainingDiverged is part of this module's API
+    TrainingDiverged,
+    divergence_guard,
+    fit_and_write,
+    names_to_fit,
+    run_record,
+    split_record,
+)
 from tinyformer.models import char_mlp
 from tinyformer.nn import sgd_step
 
@@ -32,15 +38,6 @@ SETTINGS = {
     "lr_drop_step": 12000,
     "eval_every": 800,
 }
-
-
-class TrainingDiverged(FloatingPointError):
-    """The numbers overflowed: each step overshot and the parameters grew without bound."""
-
-    def __init__(self, step: int, lr: float):
-        super().__init__(f"training diverged at step {step}: the numbers overflowed "
-                         f"(is the learning rate {lr} too large?)")
-        self.step, self.lr = step, lr
 
 
 def minibatch_order(n_examples: int, steps: int, batch_size: int, rng: np.random.Generator) -> np.ndarray:
@@ -59,12 +56,7 @@ def fit(settings: dict = SETTINGS, train: list[str] | None = None, heldout: list
     Without names it uses the book's fixed split of the shipped list; a workbook can pass its own
     (smaller) lists and settings to see what a change does in a second or two.
     """
-    shipped = train is None and heldout is None
-    if shipped:
-        train, heldout = data.train_heldout_split()
-    train, heldout = list(train or []), list(heldout or [])
-    if not train:
-        raise ValueError("fit needs at least one training name")
+    train, heldout, shipped = names_to_fit(train, heldout)
     cpu0, wall0 = time.process_time(), time.perf_counter()
     window = settings["window"]
     contexts, targets = char_mlp.pairs_to_ids(train, window)  # (N, w), (N,)
@@ -83,17 +75,11 @@ def fit(settings: dict = SETTINGS, train: list[str] | None = None, heldout: list
         if step % settings["eval_every"] == 0:
             record(step)
         lr = settings["lr"] if step < settings["lr_drop_step"] else settings["lr_late"]
-        try:
-            with np.errstate(over="raise", invalid="raise"):
-                _, _, grads, _ = char_mlp.loss_and_grads(params, contexts[idx], targets[idx])
-        except (FloatingPointError, ValueError) as exc:
-            raise TrainingDiverged(step, lr) from exc
+        with divergence_guard(step, lr):
+            _, _, grads, _ = char_mlp.loss_and_grads(params, contexts[idx], targets[idx])
         params = sgd_step(params, grads, lr)
     record(len(batches))
-    run = {"steps": len(batches), "final_train_loss": curve["train"][-1],
-           "final_heldout_loss": curve["heldout"][-1],
-           "cpu_seconds": round(time.process_time() - cpu0, 2),
-           "wall_seconds": round(time.perf_counter() - wall0, 2), "numpy": np.__version__}
+    run = run_record(len(batches), curve, cpu0, wall0)
     return _checkpoint(params, settings, train, heldout, shipped, curve, run)
 
 
@@ -103,9 +89,7 @@ def _checkpoint(params, settings, train, heldout, shipped, curve, run) -> dict:
     return {
         "model": "tinyformer.models.char_mlp",
         "script": "python -m tinyformer.fit.part1",
-        "data": {"file": "tinyformer/data/names.txt" if shipped else None,
-                 "split_rule": data.SPLIT_RULE if shipped else "given by the caller",
-                 "train_names": len(train), "heldout_names": len(heldout),
+        "data": {**split_record(train, heldout, shipped),
                  "train_pairs": pairs(train), "heldout_pairs": pairs(heldout),
                  "heldout": list(heldout)},
         "settings": dict(settings),

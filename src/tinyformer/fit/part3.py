@@ -19,9 +19,8 @@ import time
 
 import numpy as np
 
-from tinyformer import data
-from tinyformer.fit.common import fit_and_write
-from tinyformer.fit.part1 import TrainingDiverged, minibatch_order
+from tinyformer.fit.common import divergence_guard, fit_and_write, names_to_fit, run_record, split_record
+from tinyformer.fit.part1 import minibatch_order
 from tinyformer.models import char_decoder, decoder_stack
 from tinyformer.nn import AdamState, adam_step
 
@@ -58,12 +57,7 @@ def fit(settings: dict = SETTINGS, train: list[str] | None = None, heldout: list
     schedule: its loss curve is the beginning of the full run's, which a test compares with
     the stored checkpoint in a few seconds.
     """
-    shipped = train is None and heldout is None
-    if shipped:
-        train, heldout = data.train_heldout_split()
-    train, heldout = list(train or []), list(heldout or [])
-    if not train:
-        raise ValueError("fit needs at least one training name")
+    train, heldout, shipped = names_to_fit(train, heldout)
     cpu0, wall0 = time.process_time(), time.perf_counter()
     rng = np.random.default_rng(settings["seed"])
     params = decoder_stack.init_params(config(settings), settings["seed"])
@@ -81,18 +75,12 @@ def fit(settings: dict = SETTINGS, train: list[str] | None = None, heldout: list
             record(step)
         ids, targets, lengths = char_decoder.pack([train[i] for i in idx])
         lr = learning_rate(settings, step)
-        try:
-            with np.errstate(over="raise", invalid="raise"):
-                _, _, grads, _ = decoder_stack.loss_and_grads(params, ids, targets, segments=lengths)
-        except (FloatingPointError, ValueError) as exc:
-            raise TrainingDiverged(step, lr) from exc
+        with divergence_guard(step, lr):
+            _, _, grads, _ = decoder_stack.loss_and_grads(params, ids, targets, segments=lengths)
         params, state = adam_step(params, grads, state, lr)
     steps = len(batches[:stop_after])
     record(steps)
-    run = {"steps": steps, "final_train_loss": curve["train"][-1],
-           "final_heldout_loss": curve["heldout"][-1],
-           "cpu_seconds": round(time.process_time() - cpu0, 2),
-           "wall_seconds": round(time.perf_counter() - wall0, 2), "numpy": np.__version__}
+    run = run_record(steps, curve, cpu0, wall0)
     return _checkpoint(params, settings, train, heldout, shipped, curve, run)
 
 
@@ -102,9 +90,7 @@ def _checkpoint(params, settings, train, heldout, shipped, curve, run) -> dict:
     return {
         "model": "tinyformer.models.char_decoder",
         "script": "python -m tinyformer.fit.part3",
-        "data": {"file": "tinyformer/data/names.txt" if shipped else None,
-                 "split_rule": data.SPLIT_RULE if shipped else "given by the caller",
-                 "train_names": len(train), "heldout_names": len(heldout),
+        "data": {**split_record(train, heldout, shipped),
                  "train_predictions": predictions(train), "heldout_predictions": predictions(heldout)},
         "settings": dict(settings),
         "loss_curve": {**curve, "note": "mean cross-entropy over every prediction of the training names and "

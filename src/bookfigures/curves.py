@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
-from ._common import attach_table, plain
+from ._common import PHONE_WIDTH_IN, attach_table, plain, power_of_ten
 from .palette import INK, ROLE_COLORS
 from .style import new_figure, styled
 
@@ -41,20 +41,22 @@ def cost_curves(n: object, series: Mapping[str, object], *, logy: bool = False, 
     for name, y in ys.items():
         if y.shape != x.shape:
             raise ValueError(f"series {name!r} has {y.size} values for {x.size} lengths")
-    fig = new_figure(5.6, 3.4 + (0.3 if title else 0.0))
+    fig = new_figure(PHONE_WIDTH_IN, 3.2 + (0.3 if title else 0.0))
     ax = fig.add_subplot()
     for k, (name, y) in enumerate(ys.items()):
         ax.plot(x, y, color=SERIES_COLORS[k % 6], marker=MARKERS[k % 6],
                 linestyle=LINESTYLES[k % 6], label=plain(name), markersize=5)
     if logy:
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(power_of_ten))
+        ax.yaxis.set_minor_formatter(NullFormatter())
     else:
         ax.yaxis.set_major_formatter(FuncFormatter(_thousands))
     if logx:
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
     else:
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=5))
     ax.grid(True)
     ax.set_xlabel(plain(xlabel))
     ax.set_ylabel(plain(ylabel))
@@ -78,13 +80,13 @@ def loss_curve(steps: object, losses: object, *, title: str | None = None,
     y = np.asarray(losses, dtype=float).ravel()
     if x.shape != y.shape:
         raise ValueError(f"{x.size} steps for {y.size} losses")
-    fig = new_figure(5.6, 3.2 + (0.3 if title else 0.0))
+    fig = new_figure(PHONE_WIDTH_IN, 3.0 + (0.3 if title else 0.0))
     ax = fig.add_subplot()
     ax.plot(x, y, color=ROLE_COLORS["k"], linewidth=1.8)
     for i, ha in ((0, "left"), (-1, "right")):
         ax.plot(x[i], y[i], "o", color=ROLE_COLORS["k"], markersize=5)
         ax.annotate(f"{y[i]:.{decimals}f}", (x[i], y[i]), xytext=(0, 7),
-                    textcoords="offset points", ha=ha, va="bottom", color=INK, fontsize=9.5)
+                    textcoords="offset points", ha=ha, va="bottom", color=INK, fontsize=10)
     ax.margins(x=0.02, y=0.12)
     ax.grid(True)
     ax.set_xlabel(plain(xlabel))

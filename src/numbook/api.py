@@ -1,4 +1,5 @@
-"""What a book page's blocks import: ``from numbook.api import table, figure_data, export, markdown, fmt``.
+"""What a book page's blocks import: ``from numbook.api import table, figure_data, export, markdown, fmt``
+(and ``fmt_vector``, ``fmt_shape`` for rows and shapes written in prose).
 
 Each function works inside a build (its output goes into the page) and outside one
 (in a notebook or a test it just returns its value), so page code can be tried anywhere.
@@ -15,7 +16,7 @@ from .data import export_json
 from .format import format_value
 from .tables import table_markdown
 
-__all__ = ["table", "figure_data", "export", "markdown", "fmt"]
+__all__ = ["table", "figure_data", "export", "markdown", "fmt", "fmt_vector", "fmt_shape"]
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -23,6 +24,23 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 def fmt(x: Any, decimals: int | None = None) -> str:
     """Format a value by the book's one number rule (for f-strings in inline values)."""
     return format_value(x, decimals)
+
+
+def fmt_vector(values: Any, decimals: int | None = None) -> str:
+    """A row of numbers as the book writes it in prose and tables: ``[0.12, −0.30, 1.00]``."""
+    return "[" + ", ".join(format_value(x, decimals) for x in list(_flat(values))) + "]"
+
+
+def fmt_shape(array_or_shape: Any) -> str:
+    """A shape as rows × columns, ``4 × 3``; a single row (1-D) is ``1 × 3``, as the book reads it."""
+    shape = tuple(getattr(array_or_shape, "shape", array_or_shape))
+    if len(shape) == 1:
+        shape = (1, *shape)
+    return " × ".join(str(int(n)) for n in shape)
+
+
+def _flat(values: Any) -> Any:
+    return values.ravel().tolist() if hasattr(values, "ravel") else values
 
 
 def table(

@@ -75,8 +75,8 @@ def _few_ticks(ax: Axes, lo: float, hi: float) -> None:
 
 
 def _draw_bars(ax: Axes, values: np.ndarray, target: int | None, decimals: int,
-               mark: bool) -> None:
-    colors = [HIGHLIGHT if i == target else NEUTRAL for i in range(len(values))]
+               mark: bool, color: str = NEUTRAL) -> None:
+    colors = [HIGHLIGHT if i == target else color for i in range(len(values))]
     ax.barh(range(len(values)), values, color=colors, height=0.68)
     ax.axvline(0, color=INK_MUTED, linewidth=0.8)
     for i, v in enumerate(values):
@@ -89,12 +89,18 @@ def _draw_bars(ax: Axes, values: np.ndarray, target: int | None, decimals: int,
 @styled
 def probability_bars(labels: Sequence[object], probs: object, *, target: int | str | None = None,
                      title: str | None = None, logits: object = None, decimals: int = 3,
-                     xlabel: str = "probability", logit_xlabel: str = "logit") -> Figure:
+                     xlabel: str = "probability", logit_xlabel: str = "logit",
+                     role: str | None = None) -> Figure:
     """Next-token probabilities, target bar highlighted by colour, bold label and a text mark.
 
-    With `logits`, a left panel shows them so the reader sees softmax turn one set of
-    numbers into the other.
+    `target` is the observed next token (the legend's target colour); leave it out for a
+    distribution that has none. `role` colours every bar in a legend role instead of neutral
+    grey, e.g. "a" for a row of attention weights. With `logits`, a left panel shows them so
+    the reader sees softmax turn one set of numbers into the other.
     """
+    if role is not None and role not in ROLE_COLORS:
+        raise ValueError(f"unknown role {role!r}; expected one of {sorted(ROLE_COLORS)}")
+    color = NEUTRAL if role is None else ROLE_COLORS[role]
     p = np.asarray(probs, dtype=float).ravel()
     labs = check_labels(labels, p.size, "labels")
     t = _target_index(labs, target)
@@ -107,7 +113,7 @@ def probability_bars(labels: Sequence[object], probs: object, *, target: int | s
         lg = np.asarray(logits, dtype=float).ravel()
         if lg.size != p.size:
             raise ValueError(f"{lg.size} logits for {p.size} probabilities")
-        _draw_bars(axes[0], lg, t, 2, mark=False)
+        _draw_bars(axes[0], lg, t, 2, mark=False, color=color)
         lo, hi = _span(lg, 0.55)
         axes[0].set_xlim(lo, hi)
         _few_ticks(axes[0], lo, hi)
@@ -115,7 +121,7 @@ def probability_bars(labels: Sequence[object], probs: object, *, target: int | s
         header.append("logit")
         columns.append(lg)
     ax = axes[-1]
-    _draw_bars(ax, p, t, decimals, mark=True)
+    _draw_bars(ax, p, t, decimals, mark=True, color=color)
     right = max(float(p.max()), 1e-9) * (2.1 if t is not None else 1.45)
     ax.set_xlim(0, right)
     _few_ticks(ax, 0.0, min(right, 1.0))  # a probability axis never reads past 1

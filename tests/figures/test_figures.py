@@ -356,3 +356,13 @@ def test_log_axis_ticks_are_plain_powers_of_ten():
     figures = EXAMPLES["bar_sizes_log"].build()
     ticks = [t.get_text() for t in _texts(figures) if t.get_text().startswith("10")]
     assert ticks and all(re.fullmatch(r"10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+", t) for t in ticks), ticks
+
+
+def test_bars_can_wear_a_legend_role_instead_of_a_target():
+    import bookfigures as bf
+
+    fig = bf.probability_bars(["the", "cat", "sleeps"], [0.1, 0.7, 0.2], role="a")
+    assert {_hex(b.get_facecolor()) for b in fig.axes[0].patches} == {pal.ROLE_COLORS["a"]}
+    assert not [t for t in _texts(fig) if "target" in t.get_text()]
+    with pytest.raises(ValueError, match="unknown role"):
+        bf.probability_bars(["a"], [1.0], role="z")

@@ -117,3 +117,25 @@ def test_what_is_wider_than_a_phone_scrolls_and_shows_it(phone, served_site, bui
                 problems.append(f"{where}: not reachable by keyboard")
     assert seen, "nothing overflowed at 390 px: the test is not measuring anything"
     assert not problems, "\n".join(problems)
+
+
+CHECKS = """() => [...document.querySelectorAll('details.numbook-check')].map(d => ({
+    open: d.open,
+    height: d.getBoundingClientRect().height,
+    name: d.querySelector('summary').textContent.trim(),
+}))"""
+
+
+def test_checks_fold_to_a_small_mark_that_opens(phone, served_site):
+    phone.goto(served_site + "/part2-one-head/", wait_until="networkidle")
+    checks = phone.evaluate(CHECKS)
+    assert len(checks) >= 10
+    for check in checks:
+        assert not check["open"]
+        assert check["height"] <= 32, f"a folded check takes {check['height']} px: {check['name'][:60]}"
+        assert check["name"].startswith("✓Checked when this page was built: ")
+    first = phone.locator("details.numbook-check summary").first
+    first.click()
+    opened = phone.evaluate(CHECKS)[0]
+    assert opened["open"] and opened["height"] > 60  # the claim and its assertions
+    assert phone.locator("details.numbook-check").first.locator("code").first.is_visible()

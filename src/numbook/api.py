@@ -1,4 +1,5 @@
-"""What a book page's blocks import: ``from numbook.api import table, figure_data, export, markdown, fmt``.
+"""What a book page's blocks import: ``from numbook.api import table, figure_data, export, markdown, fmt``
+(and ``fmt_vector``, ``fmt_shape`` for rows and shapes written in prose).
 
 Widgets (see `numbook.widgets`): ``switch``, ``compute`` and ``table_spec`` declare them;
 ``variant`` gives a figure the other versions a switch can show.
@@ -18,7 +19,8 @@ from .format import format_value
 from .tables import table_markdown
 from .widgets import NAME, compute, switch, table_spec
 
-__all__ = ["table", "figure_data", "export", "markdown", "fmt", "variant", "switch", "compute", "table_spec"]
+__all__ = ["table", "figure_data", "export", "markdown", "fmt", "fmt_vector", "fmt_shape", "variant",
+           "switch", "compute", "table_spec"]
 
 _NAME = NAME
 
@@ -26,6 +28,23 @@ _NAME = NAME
 def fmt(x: Any, decimals: int | None = None) -> str:
     """Format a value by the book's one number rule (for f-strings in inline values)."""
     return format_value(x, decimals)
+
+
+def fmt_vector(values: Any, decimals: int | None = None) -> str:
+    """A row of numbers as the book writes it in prose and tables: ``[0.12, −0.30, 1.00]``."""
+    return "[" + ", ".join(format_value(x, decimals) for x in list(_flat(values))) + "]"
+
+
+def fmt_shape(array_or_shape: Any) -> str:
+    """A shape as rows × columns, ``4 × 3``; a single row (1-D) is ``1 × 3``, as the book reads it."""
+    shape = tuple(getattr(array_or_shape, "shape", array_or_shape))
+    if len(shape) == 1:
+        shape = (1, *shape)
+    return " × ".join(str(int(n)) for n in shape)
+
+
+def _flat(values: Any) -> Any:
+    return values.ravel().tolist() if hasattr(values, "ravel") else values
 
 
 def table(

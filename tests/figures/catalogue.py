@@ -101,7 +101,8 @@ EXAMPLES: dict[str, Example] = {
         lambda: bf.attention_heatmap(softmax(_rng(2).normal(0, 1, (3, 4))), PREFIX, SOURCE,
                                      title="Cross-attention, teacher forcing"), 3),
     "heatmap_row_1x4": Example(
-        lambda: bf.attention_heatmap(softmax(_rng(3).normal(0, 1, 4)), ["la"], SOURCE, decimals=3), 1),
+        lambda: bf.attention_heatmap(softmax(_rng(3).normal(0, 1, 4)), ["la"], SOURCE, decimals=3,
+                                     ylabel="query"), 1),
     "step_rows": Example(
         lambda: bf.step_rows(softmax(_rng(4).normal(0, 1, (3, 4))),
                              ["1: <bos> \u2192 la", "2: la \u2192 rive", "3: rive \u2192 <eos>"], SOURCE,

@@ -231,8 +231,9 @@ def paired_bars(labels: Sequence[object], first: object, second: object, *,
                 xlabel: str = "value", decimals: int = 3) -> Figure:
     """Two numbers per label, e.g. each position's loss before and after one training step.
 
-    Not tied to a role of the colour legend (a loss is not a row): the first series is outlined
-    in grey, the second solid in the highlight colour, so they differ in shape as well as colour.
+    Not tied to a role of the colour legend (a loss is not a row), so neither series wears a
+    legend colour: both are the neutral data grey, the first outlined and the second solid,
+    told apart by shape. Drawn at phone width, like every figure.
     """
     a = np.asarray(first, dtype=float).ravel()
     b = np.asarray(second, dtype=float).ravel()
@@ -240,15 +241,13 @@ def paired_bars(labels: Sequence[object], first: object, second: object, *,
         raise ValueError(f"first {a.shape} and second {b.shape} differ in shape")
     labs = check_labels(labels, a.size, "labels")
     series = check_labels(names, 2, "names")
-    # Narrow enough to be shown at its own size on a phone (about 3.7 in = 360 CSS px).
-    width = min(6.4, max(3.6, 2.4 + max(text_width_in(s) for s in labs)))
-    fig = new_figure(width, 1.1 + 0.5 * a.size + (0.3 if title else 0.0))
+    fig = new_figure(PHONE_WIDTH_IN, 1.1 + 0.5 * a.size + (0.3 if title else 0.0))
     ax = fig.add_subplot()
-    _before_after_panel(ax, a, b, labs, decimals, show_labels=True, colors=(NEUTRAL, HIGHLIGHT))
+    _before_after_panel(ax, a, b, labs, decimals, show_labels=True, colors=(NEUTRAL, NEUTRAL))
     ax.set_xlim(*_span(np.concatenate([a, b]), 0.3))
     ax.set_xlabel(plain(xlabel))
     handles = [Patch(facecolor="none", edgecolor=NEUTRAL, linewidth=1.6, label=plain(series[0])),
-               Patch(facecolor=HIGHLIGHT, label=plain(series[1]))]
+               Patch(facecolor=NEUTRAL, label=plain(series[1]))]
     fig.legend(handles=handles, loc="outside lower left", ncols=1)  # one per line: fits a phone
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")

@@ -406,3 +406,39 @@ def test_bars_can_wear_a_legend_role_instead_of_a_target():
     assert not [t for t in _texts(fig) if "target" in t.get_text()]
     with pytest.raises(ValueError, match="unknown role"):
         bf.probability_bars(["a"], [1.0], role="z")
+
+
+# --- dataflow diagrams and generation work ------------------------------------------------
+
+
+def test_parameter_subscripts_keep_the_text_size_and_sit_lower(figures):
+    """mathtext's W_Q would set Q at 70 % size, below the legibility floor on a phone."""
+    fig = figures["dataflow_part2"]
+    renderer = _drawn(fig)
+    texts = _texts(fig)
+    assert not [t.get_text() for t in texts if "$" in t.get_text()]
+    for sub in ("Q", "K", "V", "O"):
+        [letter] = [t for t in texts if t.get_text() == sub]
+        base = min((t for t in texts if t.get_text() == "× W"),
+                   key=lambda t: abs(t.get_window_extent(renderer).x1 - letter.get_window_extent(renderer).x0))
+        b, s = base.get_window_extent(renderer), letter.get_window_extent(renderer)
+        assert letter.get_fontsize() == base.get_fontsize() >= 10
+        assert -1 < s.x0 - b.x1 < 3  # right after the W (within a pixel of its drawn end)
+        assert s.y0 < b.y0  # lower than the W (display y points up)
+
+
+def test_work_steps_fills_computed_rows_and_outlines_reused_ones_within_a_phone_column(figures):
+    from bookfigures._common import PHONE_WIDTH_IN
+
+    from .catalogue import WORK, WORK_COLUMNS
+
+    fig = figures["work_steps"]
+    squares = [p for p in fig.axes[0].patches if p.get_width() == p.get_height()]
+    filled = [p for p in squares if p.get_fill() and p.get_facecolor()[3] > 0]
+    assert len(filled) == sum(new for w in WORK for new, _ in w.values())
+    assert len(squares) - len(filled) == sum(kept for w in WORK for _, kept in w.values())
+    colours = {_hex(p.get_edgecolor()) for p in squares}
+    assert colours <= {pal.ROLE_COLORS[role] for _, role in WORK_COLUMNS.values()}
+    assert fig.get_figwidth() <= PHONE_WIDTH_IN
+    _header, rows = fig.data_table
+    assert len(rows) == len(WORK) * len(WORK_COLUMNS)

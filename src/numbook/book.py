@@ -69,6 +69,7 @@ class Settings:
     heading_format: str = "{label} {number} · {title}"  # a numbered page's H1, from its front matter
     planned: Mapping[str, str | int] = field(default_factory=dict)  # announced page -> its number
     planned_text: str = "{label} (coming soon)"  # how a reference to an announced page reads
+    figure_min_text_px: float = 0.0  # a figure's variants scroll rather than shrink their text below this
 
 
 @dataclass(frozen=True)
@@ -284,7 +285,9 @@ class Book:
                     add(base + ".dark.svg", dark_variant(out.figure.svg, self.settings.dark_colors), p)
                     add(base + ".csv", out.figure.csv, p)
                     if out.figure.variants:
-                        for name, text in variant_files(out.figure, self.settings.dark_colors).items():
+                        for name, text in variant_files(
+                                out.figure, self.settings.dark_colors, self.settings.figure_min_text_px
+                        ).items():
                             add(figures_dir(p.src_uri) + name, text, p)
                 for item in out.items:
                     if item["type"] in ("export", "widget"):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -144,13 +145,14 @@ def dark_variant(svg: str, colors: Mapping[str, str]) -> str:
     return _HEX.sub(lambda m: table.get(m.group(0).lower(), m.group(0)), svg)
 
 
-def variant_files(fig: FigureOutput, colors: Mapping[str, str]) -> dict[str, str]:
+def variant_files(fig: FigureOutput, colors: Mapping[str, str], min_text_px: float = 0.0) -> dict[str, str]:
     """The files of a figure's variants, by name inside the page's figures directory.
 
     Each variant gets ``<id>.<key>.light.svg``, ``.dark.svg`` and ``.csv`` (a variant
     identical to the figure itself reuses the figure's files), and ``<id>.variants.json``
-    indexes them: for each key the three file names, the alt text, the caption, and the
-    data table as plain text, for the widget script to swap in.
+    indexes them: for each key the three file names, the alt text, the caption, the data
+    table as plain text, and the image's size (`display_size`), for the widget script to
+    swap in.
     """
     files: dict[str, str] = {}
     index: dict[str, dict[str, Any]] = {}
@@ -166,6 +168,7 @@ def variant_files(fig: FigureOutput, colors: Mapping[str, str]) -> dict[str, str
             "light": f"{stem}.light.svg", "dark": f"{stem}.dark.svg", "csv": f"{stem}.csv",
             "alt": v["alt"], "caption": fig.caption if v["caption"] is None else v["caption"],
             "header": v["header"], "rows": [[html.unescape(c) for c in r] for r in v["rows"]],
+            **(display_size(v["svg"], min_text_px) or {}),  # the image's box changes with it
         }
     files[f"{fig.fig_id}.variants.json"] = json.dumps(index, sort_keys=True, ensure_ascii=False,
                                                       separators=(",", ":")) + "\n"
@@ -227,3 +230,16 @@ def legible_width(svg: str, min_text_px: float) -> float | None:
     if size is None or font is None or min_text_px <= 0:
         return None
     return min_text_px * size[2] / font
+
+
+def display_size(svg: str, min_text_px: float = 0.0) -> dict[str, int | None] | None:
+    """What an ``<img>`` of the SVG is given: ``width`` and ``height`` in CSS pixels (so the
+    page does not shift while it loads) and ``min_width``, the narrowest it may be shown
+    before its smallest text falls below ``min_text_px`` (None without a floor). None when
+    the SVG's size is unknown."""
+    size = svg_size(svg)
+    if size is None:
+        return None
+    floor = legible_width(svg, min_text_px)
+    return {"width": round(size[0]), "height": round(size[1]),
+            "min_width": math.ceil(floor) if floor is not None else None}

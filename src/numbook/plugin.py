@@ -163,6 +163,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             heading_format=self.config.heading_format,
             planned=dict(self.config.planned),
             planned_text=self.config.planned_text,
+            figure_min_text_px=float(self.config.figure_min_text_px),
         )
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:

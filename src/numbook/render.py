@@ -10,13 +10,12 @@ URLs the caller computes (``url_for``), so this module knows nothing about MkDoc
 from __future__ import annotations
 
 import html
-import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .cells import CellError, CellOutput, CodeCell, FigureOutput, InlineCell, ParsedPage, PageRun
-from .figures import legible_width, svg_size
+from .figures import display_size
 from .format import escape_text
 from .numbering import Labels, Resolved, resolve_ref, section_prefix
 from .parse import find_refs
@@ -158,13 +157,12 @@ def _check_box(claim: str, inner: list[str], code: str, style: str | None) -> st
 def _image_size(svg: str, min_text_px: float) -> str:
     """``width``/``height`` (no layout shift while the image loads) and, with a text floor,
     the ``min-width`` below which the figure scrolls sideways instead of shrinking."""
-    size = svg_size(svg)
+    size = display_size(svg, min_text_px)
     if size is None:
         return ""
-    attrs = f' width="{round(size[0])}" height="{round(size[1])}"'
-    floor = legible_width(svg, min_text_px)
-    if floor is not None:
-        attrs += f' style="min-width:{math.ceil(floor)}px"'
+    attrs = f' width="{size["width"]}" height="{size["height"]}"'
+    if size["min_width"] is not None:
+        attrs += f' style="min-width:{size["min_width"]}px"'
     return attrs
 
 

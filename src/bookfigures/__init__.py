@@ -38,6 +38,7 @@ _HOMES = {
     "shape_diagram": "diagrams",
     "sliding_window": "diagrams",
     "step_rows": "grids",
+    "subscript": "labels",
     "work_steps": "dataflow",
 }
 
@@ -66,5 +67,6 @@ __all__ = [  # noqa: F822 - resolved lazily by __getattr__
     "shape_diagram",
     "sliding_window",
     "step_rows",
+    "subscript",
     "work_steps",
 ]

@@ -12,3 +12,15 @@ def position_labels(tokens: Sequence[str]) -> list[str]:
     by token alone would have two rows the reader cannot tell apart.
     """
     return [f"{i} {token}" for i, token in enumerate(tokens, start=1)]
+
+
+_SUBSCRIPT_DIGITS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def subscript(position: int) -> str:
+    """A position as subscript digits, for labels such as e′₁₀ in tables and figures.
+
+    Why not mathtext or markup: a table cell and a figure label are plain text, and these
+    digits read the same in both (and in a copied CSV).
+    """
+    return str(position).translate(_SUBSCRIPT_DIGITS)

@@ -71,3 +71,16 @@ def test_vectors_and_shapes_read_as_the_book_writes_them():
     assert fmt_shape(np.zeros((4, 3))) == "4 × 3"
     assert fmt_shape(np.zeros(3)) == "1 × 3"  # one row
     assert fmt_shape((2, 5)) == "2 × 5"
+
+
+def test_literal_text_and_lists_in_prose():
+    import pytest
+
+    from numbook.api import fmt_list, fmt_quoted
+
+    assert fmt_quoted("..a") == "\u201c..a\u201d"
+    assert fmt_list(["a"]) == "a"
+    assert fmt_list(["a", "b"]) == "a and b"
+    assert fmt_list(("a", "b", "c"), "or") == "a, b or c"
+    with pytest.raises(ValueError):
+        fmt_list([])

@@ -442,3 +442,10 @@ def test_work_steps_fills_computed_rows_and_outlines_reused_ones_within_a_phone_
     assert fig.get_figwidth() <= PHONE_WIDTH_IN
     _header, rows = fig.data_table
     assert len(rows) == len(WORK) * len(WORK_COLUMNS)
+
+
+def test_labels_carry_positions_and_subscripts_as_plain_text():
+    from bookfigures import position_labels, subscript
+
+    assert position_labels(["the", "bank", "the"]) == ["1 the", "2 bank", "3 the"]
+    assert subscript(10) == "₁₀" and "e′" + subscript(3) == "e′₃"

@@ -134,6 +134,14 @@ def test_checks_fold_to_a_small_mark_that_opens(phone, served_site):
         assert not check["open"]
         assert check["height"] <= 32, f"a folded check takes {check['height']} px: {check['name'][:60]}"
         assert check["name"].startswith("✓Checked when this page was built: ")
+    # checks in a row stand side by side: no mark covers another
+    marks = [m.bounding_box() for m in phone.locator(".numbook-check__mark").all()]
+    assert phone.locator("details.numbook-check + details.numbook-check").count() >= 1
+    for i, a in enumerate(marks):
+        for b in marks[i + 1:]:
+            apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                     or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+            assert apart, f"two check marks overlap at {a} and {b}"
     first = phone.locator("details.numbook-check summary").first
     first.click()
     opened = phone.evaluate(CHECKS)[0]

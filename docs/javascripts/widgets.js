@@ -144,6 +144,12 @@
       const dark = img.getAttribute("src").endsWith("#only-dark");
       img.src = file(dark ? variant.dark : variant.light) + (dark ? "#only-dark" : "#only-light");
       img.alt = variant.alt;
+      // Each variant has its own size, and its own width below which it scrolls, not shrinks.
+      if (variant.width) {
+        img.width = variant.width;
+        img.height = variant.height;
+      }
+      img.style.minWidth = variant.min_width ? `${variant.min_width}px` : "";
     }
     const caption = figure.querySelector(".numbook-caption");
     if (caption) caption.textContent = variant.caption;

@@ -32,12 +32,14 @@ _HOMES = {
     "mask_panels": "grids",
     "matrix_view": "grids",
     "paired_bars": "bars",
+    "position_labels": "labels",
     "probability_bars": "bars",
     "row_before_after": "bars",
     "score_notes": "notes",
     "shape_diagram": "diagrams",
     "sliding_window": "diagrams",
     "step_rows": "grids",
+    "subscript": "labels",
     "work_steps": "dataflow",
 }
 
@@ -60,11 +62,13 @@ __all__ = [  # noqa: F822 - resolved lazily by __getattr__
     "mask_panels",
     "matrix_view",
     "paired_bars",
+    "position_labels",
     "probability_bars",
     "row_before_after",
     "score_notes",
     "shape_diagram",
     "sliding_window",
     "step_rows",
+    "subscript",
     "work_steps",
 ]

@@ -12,9 +12,12 @@ from .palette import DARK_INK_MAP
 
 DataTable = tuple[list[str], list[list]]
 
-#: Drawn this wide (355 CSS px), a figure fits the 358 px text column of a 390 px phone
-#: unscaled, so its 10 pt text stays 10 pt there.
+#: The widest a figure is drawn when it can be: 3.55 in, 355 CSS px once saved with its margin,
+#: which fits the 358 px text column of a 390 px phone, so the figure is never scaled down there
+#: and its 10 pt text reads at 13.3 px. Only grids too big for it (a 10 x 10 head) are wider,
+#: and the site lets those scroll sideways rather than shrink.
 PHONE_WIDTH_IN = 3.55
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def py_value(x: object) -> object:
@@ -76,6 +79,32 @@ def check_labels(labels: Sequence[object], n: int, name: str) -> list[str]:
 def text_width_in(label: str, fontsize: float = 10.0) -> float:
     """Rough width of a label in inches (DejaVu Sans averages ~0.6 em per character)."""
     return len(label) * 0.6 * fontsize / 72.0
+
+
+def sig_text(value: float, digits: int = 3) -> str:
+    """A value with exactly `digits` significant digits, trailing zeros kept ("0.120", "2.40×10⁻⁵").
+
+    One rule for a whole figure, so labels never mix two and three significant digits.
+    """
+    if value == 0:
+        return "0"
+    exponent = int(np.floor(np.log10(abs(value))))
+    if -4 <= exponent < digits:
+        text = f"{value:.{max(digits - 1 - exponent, 0)}f}"
+    else:
+        mantissa = value / 10.0**exponent
+        text = f"{mantissa:.{digits - 1}f}×10" + str(exponent).translate(_SUPERSCRIPT)
+    return text.replace("-", "\u2212")
+
+
+def power_of_ten(value: float, _pos: object = None) -> str:
+    """Log-axis tick labels as "10⁻³" in one font size (mathtext would shrink the exponent)."""
+    if value <= 0:
+        return ""
+    exponent = np.log10(value)
+    if not np.isclose(exponent, round(exponent)):
+        return ""
+    return "10" + str(int(round(exponent))).translate(_SUPERSCRIPT)
 
 
 def fmt(value: float, decimals: int) -> str:

@@ -13,11 +13,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from ._common import attach_table, check_labels, fmt, plain, text_width_in
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
+
+from ._common import PHONE_WIDTH_IN, attach_table, check_labels, fmt, plain, power_of_ten, sig_text, text_width_in
 from .palette import HIGHLIGHT, INK, INK_MUTED, NEUTRAL, ROLE_COLORS
 from .style import new_figure, styled
 
-TARGET_MARK = "\u25c0 target"  # the non-colour cue for the target bar
+TARGET_MARK = "\u25c0 target"  # the non-colour cue for the target bar, beside its value
 
 
 def _bar_height_in(n: int) -> float:
@@ -37,11 +39,12 @@ def _target_index(labels: list[str], target: int | str | None) -> int | None:
 
 
 def _value_label(ax: Axes, y: int, value: float, text: str, *, bold: bool = False) -> None:
-    """Value text just outside the end of a bar (left of negative bars)."""
-    pad = 4 if value >= 0 else -4
-    ax.annotate(text, (value, y), xytext=(pad, 0), textcoords="offset points", va="center",
-                ha="left" if value >= 0 else "right", color=INK, fontsize=9.5,
-                fontweight="bold" if bold else "normal")
+    """Value text to the right of a bar: past its end, or past the zero line for a negative bar.
+
+    Never on the left, where it would run into the category names of a narrow figure.
+    """
+    ax.annotate(text, (max(value, 0.0), y), xytext=(4, 0), textcoords="offset points", va="center",
+                ha="left", color=INK, fontsize=10, fontweight="bold" if bold else "normal")
 
 
 def _bar_axis(ax: Axes, labels: list[str], target: int | None, *, show_labels: bool = True) -> None:
@@ -58,15 +61,22 @@ def _bar_axis(ax: Axes, labels: list[str], target: int | None, *, show_labels: b
 
 
 def _span(values: np.ndarray, room: float) -> tuple[float, float]:
-    """x-limits with `room` (fraction of the range) left for value labels on each used side."""
+    """x-limits with `room` (fraction of the range) right of the bars for their value labels."""
     lo, hi = min(0.0, float(values.min())), max(0.0, float(values.max()))
     width = (hi - lo) or 1.0
-    return lo - (room * width if lo < 0 else 0.0), hi + (room * width if hi > 0 else 0.0)
+    return lo - (0.04 * width if lo < 0 else 0.0), hi + room * width
+
+
+def _few_ticks(ax: Axes, lo: float, hi: float) -> None:
+    """Two or three x ticks: every bar carries its value, the axis only gives the scale."""
+    ticks = MaxNLocator(nbins=2, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
+    ax.set_xticks([t for t in ticks if lo <= t <= hi])
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x:g}".replace("-", "\u2212")))
 
 
 def _draw_bars(ax: Axes, values: np.ndarray, target: int | None, decimals: int,
-               mark: bool) -> None:
-    colors = [HIGHLIGHT if i == target else NEUTRAL for i in range(len(values))]
+               mark: bool, color: str = NEUTRAL) -> None:
+    colors = [HIGHLIGHT if i == target else color for i in range(len(values))]
     ax.barh(range(len(values)), values, color=colors, height=0.68)
     ax.axvline(0, color=INK_MUTED, linewidth=0.8)
     for i, v in enumerate(values):
@@ -79,34 +89,42 @@ def _draw_bars(ax: Axes, values: np.ndarray, target: int | None, decimals: int,
 @styled
 def probability_bars(labels: Sequence[object], probs: object, *, target: int | str | None = None,
                      title: str | None = None, logits: object = None, decimals: int = 3,
-                     xlabel: str = "probability", logit_xlabel: str = "logit") -> Figure:
+                     xlabel: str = "probability", logit_xlabel: str = "logit",
+                     role: str | None = None) -> Figure:
     """Next-token probabilities, target bar highlighted by colour, bold label and a text mark.
 
-    With `logits`, a left panel shows them so the reader sees softmax turn one set of
-    numbers into the other.
+    `target` is the observed next token (the legend's target colour); leave it out for a
+    distribution that has none. `role` colours every bar in a legend role instead of neutral
+    grey, e.g. "a" for a row of attention weights. With `logits`, a left panel shows them so
+    the reader sees softmax turn one set of numbers into the other.
     """
+    if role is not None and role not in ROLE_COLORS:
+        raise ValueError(f"unknown role {role!r}; expected one of {sorted(ROLE_COLORS)}")
+    color = NEUTRAL if role is None else ROLE_COLORS[role]
     p = np.asarray(probs, dtype=float).ravel()
     labs = check_labels(labels, p.size, "labels")
     t = _target_index(labs, target)
     panels = 2 if logits is not None else 1
-    width = min(6.4, 3.4 * panels + max(text_width_in(s) for s in labs) * 0.5)
-    fig = new_figure(width, _bar_height_in(p.size) + (0.3 if title else 0.0))
-    axes = fig.subplots(1, panels, sharey=True, width_ratios=[1, 1.25] if panels == 2 else None)
+    fig = new_figure(PHONE_WIDTH_IN, _bar_height_in(p.size) + (0.3 if title else 0.0))
+    axes = fig.subplots(1, panels, sharey=True, width_ratios=[1, 1.15] if panels == 2 else None)
     axes = np.atleast_1d(axes)
     header, columns = ["token"], []
     if logits is not None:
         lg = np.asarray(logits, dtype=float).ravel()
         if lg.size != p.size:
             raise ValueError(f"{lg.size} logits for {p.size} probabilities")
-        _draw_bars(axes[0], lg, t, 2, mark=False)
-        axes[0].set_xlim(*_span(lg, 0.35))
+        _draw_bars(axes[0], lg, t, 2, mark=False, color=color)
+        lo, hi = _span(lg, 0.55)
+        axes[0].set_xlim(lo, hi)
+        _few_ticks(axes[0], lo, hi)
         axes[0].set_xlabel(plain(logit_xlabel))
         header.append("logit")
         columns.append(lg)
     ax = axes[-1]
-    _draw_bars(ax, p, t, decimals, mark=True)
-    ax.set_xlim(0, max(float(p.max()), 1e-9) * (1.75 if t is not None else 1.35))
-    ax.set_xticks([x for x in np.linspace(0, 1, 6) if x <= ax.get_xlim()[1]])
+    _draw_bars(ax, p, t, decimals, mark=True, color=color)
+    right = max(float(p.max()), 1e-9) * (2.1 if t is not None else 1.45)
+    ax.set_xlim(0, right)
+    _few_ticks(ax, 0.0, min(right, 1.0))  # a probability axis never reads past 1
     ax.set_xlabel(plain(xlabel))
     for k, a in enumerate(axes):
         _bar_axis(a, labs, t, show_labels=(k == 0))
@@ -116,10 +134,6 @@ def probability_bars(labels: Sequence[object], probs: object, *, target: int | s
     columns.append(p)
     rows = [[lab, *(float(c[i]) for c in columns), i == t] for i, lab in enumerate(labs)]
     return attach_table(fig, header, rows)
-
-
-def _size_text(v: float) -> str:
-    return f"{v:.3g}".replace("-", "\u2212")
 
 
 @styled
@@ -134,18 +148,21 @@ def bar_sizes(names: Sequence[object], values: object, *, title: str | None = No
     labs = check_labels(names, v.size, "names")
     if log and np.any(v <= 0):
         raise ValueError("log scale needs positive values")
-    width = min(6.4, 3.6 + max(text_width_in(s) for s in labs))
-    fig = new_figure(width, _bar_height_in(v.size) + (0.3 if title else 0.0))
+    fig = new_figure(PHONE_WIDTH_IN, _bar_height_in(v.size) + (0.3 if title else 0.0))
     ax = fig.add_subplot()
     ax.barh(range(v.size), v, color=color, height=0.68, left=0 if not log else None)
     for i, x in enumerate(v):
-        _value_label(ax, i, x, _size_text(x))
+        _value_label(ax, i, x, sig_text(x))
     _bar_axis(ax, labs, None)
     if log:
         ax.set_xscale("log")
-        ax.set_xlim(v.min() / 3, v.max() * 12)
+        ax.set_xlim(v.min() / 3, v.max() * 40)
+        ax.xaxis.set_major_formatter(FuncFormatter(power_of_ten))
+        ax.xaxis.set_minor_formatter(NullFormatter())
     else:
-        ax.set_xlim(*_span(v, 0.3))
+        lo, hi = _span(v, 0.45)
+        ax.set_xlim(lo, hi)
+        _few_ticks(ax, lo, hi)
         ax.axvline(0, color=INK_MUTED, linewidth=0.8)
     ax.set_xlabel(plain(xlabel))
     if title:
@@ -176,17 +193,18 @@ def row_before_after(before: object, after: object, coord_labels: Sequence[objec
     names = list(groups) if groups else ["before", "after"]
     heads = check_labels(titles, b.shape[0], "titles") if titles else [""] * b.shape[0]
     n_panels, d = b.shape
-    fig = new_figure(min(6.4, 0.6 + 2.9 * n_panels), 1.2 + 0.55 * d)
+    fig = new_figure(PHONE_WIDTH_IN if n_panels <= 2 else min(6.4, 1.8 * n_panels), 1.3 + 0.55 * d)
     axes = np.atleast_1d(fig.subplots(1, n_panels, sharex=True, sharey=True))
-    lo, hi = _span(np.concatenate([b.ravel(), a.ravel()]), 0.45)
+    lo, hi = _span(np.concatenate([b.ravel(), a.ravel()]), 0.6)
     for k, (ax, row_b, row_a, head) in enumerate(zip(axes, b, a, heads)):
         _before_after_panel(ax, row_b, row_a, coords, decimals, show_labels=(k == 0))
         ax.set_xlim(lo, hi)
+        _few_ticks(ax, lo, hi)
         if head:
             ax.set_title(plain(head), fontsize=10.5)
     handles = [Patch(facecolor="none", edgecolor=ROLE_COLORS["e"], linewidth=1.6, label=names[0]),
                Patch(facecolor=ROLE_COLORS["p"], label=names[1])]
-    fig.legend(handles=handles, loc="outside upper right", ncols=2)
+    fig.legend(handles=handles, loc="outside upper left", ncols=2, handlelength=1.2, columnspacing=1.0)
     rows = [[heads[k] or str(k + 1), coords[j], float(b[k, j]), float(a[k, j]),
              float(a[k, j] - b[k, j])] for k in range(n_panels) for j in range(d)]
     return attach_table(fig, ["panel", "coordinate", names[0], names[1], "change"], rows)
@@ -213,8 +231,9 @@ def paired_bars(labels: Sequence[object], first: object, second: object, *,
                 xlabel: str = "value", decimals: int = 3) -> Figure:
     """Two numbers per label, e.g. each position's loss before and after one training step.
 
-    Not tied to a role of the colour legend (a loss is not a row): the first series is outlined
-    in grey, the second solid in the highlight colour, so they differ in shape as well as colour.
+    Not tied to a role of the colour legend (a loss is not a row), so neither series wears a
+    legend colour: both are the neutral data grey, the first outlined and the second solid,
+    told apart by shape. Drawn at phone width, like every figure.
     """
     a = np.asarray(first, dtype=float).ravel()
     b = np.asarray(second, dtype=float).ravel()
@@ -222,15 +241,13 @@ def paired_bars(labels: Sequence[object], first: object, second: object, *,
         raise ValueError(f"first {a.shape} and second {b.shape} differ in shape")
     labs = check_labels(labels, a.size, "labels")
     series = check_labels(names, 2, "names")
-    # Narrow enough to be shown at its own size on a phone (about 3.7 in = 360 CSS px).
-    width = min(6.4, max(3.6, 2.4 + max(text_width_in(s) for s in labs)))
-    fig = new_figure(width, 1.1 + 0.5 * a.size + (0.3 if title else 0.0))
+    fig = new_figure(PHONE_WIDTH_IN, 1.1 + 0.5 * a.size + (0.3 if title else 0.0))
     ax = fig.add_subplot()
-    _before_after_panel(ax, a, b, labs, decimals, show_labels=True, colors=(NEUTRAL, HIGHLIGHT))
+    _before_after_panel(ax, a, b, labs, decimals, show_labels=True, colors=(NEUTRAL, NEUTRAL))
     ax.set_xlim(*_span(np.concatenate([a, b]), 0.3))
     ax.set_xlabel(plain(xlabel))
     handles = [Patch(facecolor="none", edgecolor=NEUTRAL, linewidth=1.6, label=plain(series[0])),
-               Patch(facecolor=HIGHLIGHT, label=plain(series[1]))]
+               Patch(facecolor=NEUTRAL, label=plain(series[1]))]
     fig.legend(handles=handles, loc="outside lower left", ncols=1)  # one per line: fits a phone
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")

@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
-from ._common import PHONE_WIDTH_IN, attach_table, plain
+from ._common import PHONE_WIDTH_IN, attach_table, plain, power_of_ten
 from .palette import INK, INK_MUTED, ROLE_COLORS
 from .style import new_figure, styled
 
@@ -53,6 +53,8 @@ def line_chart(x: object, series: Mapping[str, object], *, logy: bool = False, l
                 linestyle=LINESTYLES[k % 6], label=plain(name), markersize=5)
     if logy:
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(FuncFormatter(power_of_ten))
+        ax.yaxis.set_minor_formatter(NullFormatter())
     else:
         whole = all(np.all(y[np.isfinite(y)] == np.round(y[np.isfinite(y)])) for y in ys.values())
         ax.yaxis.set_major_locator(MaxNLocator(integer=whole, nbins=6))  # counts get whole-number ticks

@@ -18,6 +18,7 @@ The picture's data table lists every arrow: from, to, the operation, and the sha
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -27,19 +28,20 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 from matplotlib.path import Path
 
-from ._common import attach_table, plain
+from ._common import PHONE_WIDTH_IN, attach_table, plain
 from .palette import INK, INK_GRID, INK_MUTED, ROLE_COLORS, ROLE_NAMES
 from .style import new_figure, styled
 
 LABEL_SIZE = 10.0  # box name
-SHAPE_SIZE = 9.0  # box shape, arrow and frame labels
+SHAPE_SIZE = 10.0  # box shape, arrow and frame labels: the legible floor on a phone
 BOX_H = 0.44  # inches
 LAYER_GAP = 0.42  # vertical room for an arrow and its label
-BOX_GAP = 0.16  # horizontal room between boxes of a layer
+BOX_GAP = 0.12  # horizontal room between boxes of a layer
 LANE_GAP = 0.3
-CHANNEL = 0.16  # spacing of the side channels that skipping arrows run down
+CHANNEL = 0.13  # spacing of the side channels that skipping arrows run down
 PAD = 0.1
 FRAME_FOOT = 0.2  # room for a group's name under its last boxes
+LABEL_GAP = 0.08  # the least room between two arrow labels side by side
 
 
 @dataclass
@@ -155,19 +157,60 @@ def _arrow(ax, verts: Sequence[tuple[float, float]], *, curved: bool = False) ->
                                  joinstyle="round", capstyle="round"))
 
 
-def _label_text(text: str) -> str:
-    """Arrow and box labels: parameter names like W_Q keep their subscript (mathtext), the rest is literal."""
-    import re
+_SUBSCRIPTED = re.compile(r"\b([A-Za-z])_([A-Za-z0-9]+)\b")
+SUB_DROP = 0.3  # how far a subscript sits below the baseline, in ems of the text
 
-    parts = re.split(r"\b([A-Za-z])_([A-Za-z0-9]+)\b", text)
-    out = []
-    for k, piece in enumerate(parts):
-        if k % 3 == 0:
-            out.append(plain(piece))
-        elif k % 3 == 1:
-            sub = parts[k + 1]
-            out.append(f"${piece}_{{{sub}}}$" if len(sub) == 1 else f"${piece}_{{\\mathrm{{{sub}}}}}$")
-    return "".join(out)
+
+def _runs(text: str) -> list[tuple[str, bool]]:
+    """A label as (piece, is it a subscript): "× W_Q" is "× W" then a subscript "Q".
+
+    Why not mathtext's ``$W_Q$``: it sets a subscript at 70 % of the text size, below what
+    a phone shows legibly. Here a subscript keeps the full size and is only lowered.
+    """
+    runs: list[tuple[str, bool]] = []
+    at = 0
+    for m in _SUBSCRIPTED.finditer(text):
+        runs.append((text[at:m.start(2) - 1], False))
+        runs.append((m.group(2), True))
+        at = m.end()
+    runs.append((text[at:], False))
+    return [(piece, sub) for piece, sub in runs if piece]
+
+
+def _label_width(text: str, size: float) -> float:
+    """Width in inches of a label as `_label` draws it."""
+    space = _text_width("x x", size) - _text_width("xx", size)
+    return sum(_text_width(plain(piece.strip()), size) + space * (len(piece) - len(piece.strip()))
+               for piece, _ in _runs(text))
+
+
+def _label(ax, x: float, y: float, text: str, *, size: float, ha: str = "center", va: str = "center",
+           color: str = INK, rotation: float = 0, **style) -> None:
+    """Draw a label at (x, y) in the diagram's inches (y pointing down), subscripts lowered.
+
+    `rotation` is 0 or 90 (reading upwards); `ha`, `va` place the whole label as they would
+    one text.
+    """
+    runs = _runs(text)
+    if len(runs) <= 1 and not (runs and runs[0][1]):
+        ax.text(x, y, plain(text), ha=ha, va=va, color=color, fontsize=size, rotation=rotation,
+                rotation_mode="anchor", **style)
+        return
+    # An SVG viewer drops a text's leading and trailing spaces, so each piece is drawn without
+    # them and its spaces become advances of the pen.
+    space = _text_width("x x", size) - _text_width("xx", size)
+    widths = [_text_width(plain(piece.strip()), size) + space * (len(piece) - len(piece.strip()))
+              for piece, _ in runs]
+    pos = {"left": 0.0, "center": -sum(widths) / 2, "right": -sum(widths)}[ha]
+    drop = SUB_DROP * size / 72.0
+    along, down = ((0.0, -1.0), (1.0, 0.0)) if rotation == 90 else ((1.0, 0.0), (0.0, 1.0))
+    for (piece, sub), width in zip(runs, widths):
+        shift = drop if sub else 0.0
+        at = pos + space * (len(piece) - len(piece.lstrip()))
+        ax.text(x + along[0] * at + down[0] * shift, y + along[1] * at + down[1] * shift, plain(piece.strip()),
+                ha="left", va=va, color=color, fontsize=size, rotation=rotation, rotation_mode="anchor",
+                **style)
+        pos += width
 
 
 @styled
@@ -192,7 +235,7 @@ def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
     lane_names = list(dict.fromkeys(n.lane or "" for n in graph.nodes))
     boxes = {}
     for n in graph.nodes:
-        width = max(_text_width(_label_text(names[n.id]), LABEL_SIZE), _text_width(n.shape_text, SHAPE_SIZE)) + 2 * PAD
+        width = max(_label_width(names[n.id], LABEL_SIZE), _text_width(n.shape_text, SHAPE_SIZE)) + 2 * PAD
         boxes[n.id] = _Box(n.id, names[n.id], n.shape_text, n.role, n.group, n.lane or "", layer[n.id], width)
     preds: dict[str, list[str]] = defaultdict(list)
     succs: dict[str, list[str]] = defaultdict(list)
@@ -309,7 +352,7 @@ def _draw_box(ax, b: _Box, y: float) -> None:
     color = ROLE_COLORS[b.role] if b.role else INK_MUTED
     ax.add_patch(FancyBboxPatch((b.left, y), b.width, BOX_H, boxstyle="round,pad=0,rounding_size=0.06",
                                 facecolor="none", edgecolor=color, linewidth=1.8 if b.role else 1.1))
-    ax.text(b.x, y + 0.15, _label_text(b.label), ha="center", va="center", color=INK, fontsize=LABEL_SIZE)
+    _label(ax, b.x, y + 0.15, b.label, size=LABEL_SIZE)
     ax.text(b.x, y + 0.33, b.shape, ha="center", va="center", color=INK_MUTED, fontsize=SHAPE_SIZE)
 
 
@@ -374,9 +417,8 @@ def _draw_edges(ax, graph, boxes, layer, y_top, channels, frame_ends) -> None:
                 verts = [*start, (x_ch, start[-1][1]), (x_ch, end[0][1]), *end]
                 _arrow(ax, verts)
                 if src_id == first and op.label:
-                    ax.text(x_ch - side * 0.04, (start[-1][1] + end[0][1]) / 2, _label_text(op.label),
-                            rotation=90, ha="center", va="bottom" if side < 0 else "top", color=INK_MUTED,
-                            fontsize=SHAPE_SIZE, rotation_mode="anchor")
+                    _label(ax, x_ch - side * 0.04, (start[-1][1] + end[0][1]) / 2, op.label,
+                           rotation=90, va="bottom" if side < 0 else "top", color=INK_MUTED, size=SHAPE_SIZE)
                 continue
             outs = [e.target for e in outgoing[src_id]]
             ins = [e.source for e in incoming[op.output]]
@@ -388,14 +430,13 @@ def _draw_edges(ax, graph, boxes, layer, y_top, channels, frame_ends) -> None:
                 continue
             if len(drawn) > 1:  # a join: name it beside the box it makes, not on one of its arrows
                 right = _free_room(boxes, dst, 1, channel_xs) >= _free_room(boxes, dst, -1, channel_xs)
-                ax.text(dst.right + 0.06 if right else dst.left - 0.06, y1 + BOX_H / 2, _label_text(op.label),
-                        ha="left" if right else "right", va="center", color=INK_MUTED, fontsize=SHAPE_SIZE)
+                _label(ax, dst.right + 0.06 if right else dst.left - 0.06, y1 + BOX_H / 2, op.label,
+                       ha="left" if right else "right", color=INK_MUTED, size=SHAPE_SIZE)
                 continue
             y_start = y0 + (FRAME_FOOT if src.layer in frame_ends else 0.0)
+            need = _label_width(op.label, SHAPE_SIZE) + 0.08
             ym = (y_start + y1) / 2
             xm = x0 + (x1 - x0) * (ym - y0) / (y1 - y0)
-            text = _label_text(op.label)
-            need = _text_width(text, SHAPE_SIZE) + 0.08
             right = x1 >= x0 - 1e-9
             if abs(x1 - x0) < 1e-9:  # a straight arrow: the side where the label meets no channel
                 walls = [x for x, (a, z) in channel_xs.items() if a <= src.layer and dst.layer <= z]
@@ -404,13 +445,14 @@ def _draw_edges(ax, graph, boxes, layer, y_top, channels, frame_ends) -> None:
                 right = room_right >= need or room_right >= room_left
             spans = {side: (xm + 0.05, xm + 0.05 + need) if side else (xm - 0.05 - need, xm - 0.05)
                      for side in (True, False)}
-            clash = {side: any(lo < b and a < hi and abs(y - ym) < 0.17 for a, b, y in placed)
+            clash = {side: any(lo < b + LABEL_GAP and a - LABEL_GAP < hi and abs(y - ym) < 0.17
+                               for a, b, y in placed)
                      for side, (lo, hi) in spans.items()}
             if clash[right] and not clash[not right]:
                 right = not right  # another arrow's label is already there
             placed.append((*spans[right], ym))
-            ax.text(xm + (0.05 if right else -0.05), ym, text, ha="left" if right else "right",
-                    va="center", color=INK_MUTED, fontsize=SHAPE_SIZE)
+            _label(ax, xm + (0.05 if right else -0.05), ym, op.label, ha="left" if right else "right",
+                   color=INK_MUTED, size=SHAPE_SIZE)
 
 
 def _frame(ax, name: str, members: list[_Box], y_top, channels, long_edges) -> None:
@@ -425,8 +467,18 @@ def _frame(ax, name: str, members: list[_Box], y_top, channels, long_edges) -> N
             fontsize=SHAPE_SIZE, fontstyle="italic")
 
 
-WORK_SQUARE = 0.15  # inches: one row of an array
+WORK_SQUARE = 0.15  # inches: one row of an array, at most
 WORK_STEP = 0.19
+WORK_GAP = 0.2  # between two arrays' columns
+
+
+def _two_lines(text: str) -> str:
+    """A heading broken at the space nearest its middle, to narrow its column."""
+    spaces = [i for i, ch in enumerate(text) if ch == " "]
+    if "\n" in text or not spaces:
+        return text
+    at = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return text[:at] + "\n" + text[at + 1:]
 
 
 @styled
@@ -438,6 +490,10 @@ def work_steps(step_labels: Sequence[str], work: Sequence[Mapping[str, tuple[int
     engine records it, e.g. `encdec.generate(...)["steps"][s]["work"]`); `columns` maps
     each array name to (heading, legend role). A computed row is a filled square, a reused
     row an outlined one, so the difference does not rest on colour.
+
+    Each step's label stands above its row of squares, so the squares get the whole width;
+    to stay within a phone's column, long headings take two lines and, if that is not
+    enough, the squares get smaller.
     """
     if len(step_labels) != len(work):
         raise ValueError(f"{len(step_labels)} step labels for {len(work)} steps")
@@ -445,15 +501,28 @@ def work_steps(step_labels: Sequence[str], work: Sequence[Mapping[str, tuple[int
         if role not in ROLE_COLORS:
             raise ValueError(f"unknown role {role!r} for column {name!r}")
     capacity = {name: max(1, *(sum(w[name]) for w in work)) for name in columns}
-    label_w = max(_text_width(plain(s), SHAPE_SIZE + 0.5) for s in step_labels) + 0.15
     heads = {name: plain(head) for name, (head, _) in columns.items()}
-    col_w = {name: max(capacity[name] * WORK_STEP, *(_text_width(line, SHAPE_SIZE) for line in heads[name].split("\n"))) + 0.22
-             for name in columns}
-    head_h = 0.2 + 0.15 * max(h.count("\n") + 1 for h in heads.values())
-    row_h = 0.34
-    width = label_w + sum(col_w.values())
+    room = PHONE_WIDTH_IN - 0.1
+
+    def widths(step: float) -> dict[str, float]:
+        return {name: max(capacity[name] * step,
+                          *(_text_width(line, SHAPE_SIZE) for line in heads[name].split("\n"))) + WORK_GAP
+                for name in columns}
+
+    step = WORK_STEP
+    if sum(widths(step).values()) > room:
+        heads = {name: _two_lines(h) for name, h in heads.items()}
+    squares = sum(capacity.values())
+    if sum(widths(step).values()) > room:  # what the headings leave, shared by the squares
+        fixed = sum(w - capacity[n] * step for n, w in widths(step).items())
+        step = max(0.1, min(step, (room - fixed) / squares))
+    square = min(WORK_SQUARE, step * WORK_SQUARE / WORK_STEP)
+    col_w = widths(step)
+    head_h = 0.2 + 0.17 * max(h.count("\n") + 1 for h in heads.values())
+    label_h, row_h = 0.24, 0.3
+    width = max(sum(col_w.values()), *(_text_width(plain(s), SHAPE_SIZE) for s in step_labels))
     top = 0.3 if title else 0.0
-    height = top + head_h + row_h * len(work) + 0.45
+    height = top + head_h + (label_h + row_h) * len(work) + 0.6
     fig = new_figure(width, height)
     fig.set_layout_engine("none")
     ax = fig.add_axes((0, 0, 1, 1))
@@ -462,31 +531,33 @@ def work_steps(step_labels: Sequence[str], work: Sequence[Mapping[str, tuple[int
     ax.set_axis_off()
     if title:
         ax.text(0.0, 0.05, plain(title), ha="left", va="top", color=INK, fontsize=11, fontweight="bold")
-    x = label_w
+    x = 0.0
     starts = {}
     for name in columns:
         starts[name] = x
-        ax.text(x, top + head_h - 0.08, heads[name], ha="left", va="bottom", color=INK, fontsize=SHAPE_SIZE,
-                linespacing=1.1)
+        ax.text(x, top + head_h - 0.08, heads[name], ha="left", va="bottom", color=INK_MUTED,
+                fontsize=SHAPE_SIZE, linespacing=1.1)
         x += col_w[name]
     rows = []
     for s, (label, w) in enumerate(zip(step_labels, work)):
-        y = top + head_h + row_h * s + row_h / 2
-        ax.text(0.0, y, plain(label), ha="left", va="center", color=INK, fontsize=SHAPE_SIZE + 0.5)
+        y_label = top + head_h + (label_h + row_h) * s
+        ax.text(0.0, y_label + label_h / 2, plain(label), ha="left", va="center", color=INK,
+                fontsize=SHAPE_SIZE, fontweight="bold")
+        y = y_label + label_h + row_h / 2
         for name, (_, role) in columns.items():
             new, kept = w[name]
             color = ROLE_COLORS[role]
             for k in range(kept + new):
                 fresh = k >= kept  # cached rows first, then the rows this step adds
-                ax.add_patch(FancyBboxPatch((starts[name] + k * WORK_STEP, y - WORK_SQUARE / 2), WORK_SQUARE,
-                                            WORK_SQUARE, boxstyle="square,pad=0", linewidth=1.3,
+                ax.add_patch(FancyBboxPatch((starts[name] + k * step, y - square / 2), square, square,
+                                            boxstyle="square,pad=0", linewidth=1.3,
                                             edgecolor=color, facecolor=color if fresh else "none"))
             if new + kept == 0:
                 ax.text(starts[name], y, "–", ha="left", va="center", color=INK_MUTED, fontsize=SHAPE_SIZE)
             rows.append([label, heads[name].replace("\n", " "), new, kept])
     handles = [Patch(facecolor=INK_MUTED, edgecolor=INK_MUTED, label="row computed at this step"),
                Patch(facecolor="none", edgecolor=INK_MUTED, linewidth=1.3, label="row reused from the cache")]
-    fig.legend(handles=handles, loc="lower left", ncols=2, fontsize=SHAPE_SIZE, handlelength=1.0,
+    fig.legend(handles=handles, loc="lower left", ncols=1, fontsize=SHAPE_SIZE, handlelength=1.0,
                bbox_to_anchor=(0.0, 0.0), borderaxespad=0.1, columnspacing=1.0)
     _fit_width(fig, ax)
     return attach_table(fig, ["step", "array", "rows computed", "rows reused"], rows)

@@ -26,7 +26,8 @@ def _block(ax, x: float, name: str, rows: int, cols: int, role: str, unit: float
     color = ROLE_COLORS[role]
     ax.add_patch(Rectangle((x, top - h), w, h, facecolor=tint(color, 0.3), edgecolor=color,
                            linewidth=1.6))
-    ax.text(x + w / 2, top + 0.12, name, ha="center", va="bottom", color=INK, fontsize=11)
+    # large enough that a mathtext subscript ($W_Q$, 70% of it) still reads at 10 pt
+    ax.text(x + w / 2, top + 0.12, name, ha="center", va="bottom", color=INK, fontsize=14.5)
     ax.text(x + w / 2, top - h - 0.12, f"{rows} \u00d7 {cols}", ha="center", va="top",
             color=INK_MUTED, fontsize=10)
     return x + w

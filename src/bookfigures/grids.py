@@ -31,8 +31,21 @@ from .palette import (
 from .style import new_figure, styled
 
 MASK_HATCH = "///"
-MASK_LABEL = "blocked: this key is masked for this query"
+MASK_LABEL = "blocked by the mask"
 MASKED = "masked"  # how a blocked cell appears in the data table
+CELL_FONT = 10.0  # the numbers in the cells: as large as the axis labels, legible on a phone
+
+
+def weight_text(w: float, decimals: int) -> str:
+    """A weight as written in its cell; a positive weight too small to show reads "<0.01".
+
+    "0.00" would look like a cell that was never read (a masked one); a real weight, however
+    small, says so.
+    """
+    smallest = 10.0 ** -decimals
+    if 0 < w < smallest / 2:
+        return "<" + fmt(smallest, decimals)
+    return fmt(w, decimals)
 
 
 @dataclass
@@ -49,13 +62,26 @@ class Grid:
         return len(self.faces), len(self.col_labels)
 
 
-def _cell_size(grid: Grid) -> float:
-    """Cell edge in inches: small enough for a 10 x 10 grid, wide enough for its longest number."""
+def _label_width(grid: Grid, ylabel: str | None, cell: float) -> float:
+    """Inches left of the cells: the row labels, and the row-axis title when it lies flat."""
+    width = max(text_width_in(r) for r in grid.row_labels)
+    if _flat_ylabel(ylabel, grid.shape[0], cell):
+        width += text_width_in(ylabel) * 1.1 - 0.3
+    return width
+
+
+def _cell_size(grid: Grid, ylabel: str | None = None) -> float:
+    """Cell edge in inches: the grid fits a phone's column when it can (`PHONE_WIDTH_IN`),
+    a 10 x 10 grid stays compact, and every cell is wide enough for its longest number."""
     n_rows, n_cols = grid.shape
     cell = float(np.clip(4.2 / max(n_cols, n_rows), 0.42, 0.62))
-    fontsize = 10.0 if cell >= 0.5 else 9.0
-    longest = max((text_width_in(t, fontsize) for row in grid.texts for t in row), default=0.0)
-    return max(cell, longest + 0.1)
+    room = PHONE_WIDTH_IN - _label_width(grid, ylabel, cell) - 0.9
+    cell = min(cell, max(room / n_cols, 0.4))
+    if _rotate_cols(grid.col_labels, cell):  # the last slanted label reaches past the grid
+        overhang = max(0.0, text_width_in(grid.col_labels[-1]) * 0.64 - cell / 2)
+        cell = min(cell, max((room - overhang) / n_cols, 0.4))
+    longest = max((text_width_in(t, CELL_FONT) for row in grid.texts for t in row), default=0.0)
+    return max(cell, longest + 0.07)
 
 
 def _rotate_cols(col_labels: list[str], cell: float) -> bool:
@@ -71,9 +97,7 @@ def _flat_ylabel(ylabel: str | None, n_rows: int, cell: float) -> bool:
 def _figure_for(grid: Grid, cell: float, rotate: bool, extra_h: float,
                 ylabel: str | None = None) -> Figure:
     n_rows, n_cols = grid.shape
-    label_w = max(text_width_in(r) for r in grid.row_labels)
-    if _flat_ylabel(ylabel, n_rows, cell):
-        label_w += text_width_in(ylabel) * 1.1 - 0.3
+    label_w = _label_width(grid, ylabel, cell)
     head = max(text_width_in(c) for c in grid.col_labels) * 0.72 if rotate else 0.2
     width = min(6.4, n_cols * cell + label_w + 0.75)
     height = n_rows * cell + head + 0.45 + extra_h
@@ -97,10 +121,9 @@ def _draw_cell(ax: Axes, i: int, j: int, face: str | None, text: str, fontsize: 
 def _draw_grid(ax: Axes, grid: Grid, *, cell: float, rotate: bool,
                xlabel: str | None, ylabel: str | None) -> None:
     n_rows, n_cols = grid.shape
-    fontsize = 10.0 if cell >= 0.5 else 9.0
     for i in range(n_rows):
         for j in range(n_cols):
-            _draw_cell(ax, i, j, grid.faces[i][j], grid.texts[i][j], fontsize)
+            _draw_cell(ax, i, j, grid.faces[i][j], grid.texts[i][j], CELL_FONT)
     ax.set_xlim(-0.5, n_cols - 0.5)
     ax.set_ylim(n_rows - 0.5, -0.5)
     ax.set_aspect("equal")
@@ -131,7 +154,7 @@ def _weights_grid(weights: np.ndarray, mask: np.ndarray | None, row_labels: list
         for j, w in enumerate(row):
             blocked = mask is not None and not mask[i, j]
             faces[i].append(None if blocked else cmap_hex(ATTENTION_CMAP, np.clip(w, 0.0, 1.0)))
-            texts[i].append("" if blocked else fmt(w, decimals))
+            texts[i].append("" if blocked else weight_text(w, decimals))
     return Grid(faces, texts, row_labels, col_labels)
 
 
@@ -165,7 +188,7 @@ def _weights_figure(weights: object, row_labels: Sequence[object], col_labels: S
     cols = check_labels(col_labels, w.shape[1], "col_labels")
     m = _check_mask(mask, w.shape)
     grid = _weights_grid(w, m, rows, cols, decimals)
-    cell = _cell_size(grid)
+    cell = _cell_size(grid, ylabel)
     rotate = _rotate_cols(cols, cell)
     has_mask = m is not None and not m.all()
     fig = _figure_for(grid, cell, rotate, extra_h=(0.3 if title else 0.0) + (0.35 if has_mask else 0.0),
@@ -246,7 +269,7 @@ def matrix_view(rows: object, row_labels: Sequence[object], col_labels: Sequence
     clab = check_labels(col_labels, values.shape[1], "col_labels")
     grid = (_signed_grid(values, rlab, clab, decimals) if signed
             else _tint_grid(values, role, rlab, clab, decimals))
-    cell = _cell_size(grid)
+    cell = _cell_size(grid, ylabel)
     rotate = _rotate_cols(clab, cell)
     fig = _figure_for(grid, cell, rotate, extra_h=0.3 if title else 0.0, ylabel=ylabel)
     ax = fig.add_subplot()

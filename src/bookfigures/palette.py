@@ -17,14 +17,17 @@ Two families of colours live here and must never overlap:
   background (`#1e2129`) - role colours are chosen for a contrast ratio of at least 3:1
   against both, which bounds their relative luminance to about [0.15, 0.30].
 
-Role colours were picked by searching that luminance band for seven hues whose
-pairwise CIELAB distance stays above ~14 under simulated protanopia, deuteranopia and
-tritanopia (Machado et al. 2009); colour is still never the only cue (figures also use
-letters, markers or text).
+Role colours were picked by searching that luminance band for hues that stay apart in
+every form a reader meets them: as figure colours, and as the per-scheme text shades of
+the maths (`TEXT_SHADES`), every pair is at least `MIN_ROLE_DIFFERENCE` apart in CIEDE2000
+(`delta_e`); under simulated protanopia, deuteranopia and tritanopia (Machado et al.
+2009) their CIELAB distance stays above ~14. Colour is still never the only cue (figures
+also use letters, markers or text).
 """
 
 from __future__ import annotations
 
+import math
 
 # --- roles -----------------------------------------------------------------------------
 
@@ -35,7 +38,8 @@ ROLE_COLORS: dict[str, str] = {
     "v": "#009e73",  # bluish green: values
     "a": "#cc71b1",  # pink-purple: attention weights
     "d": "#b98700",  # amber: updates (delta)
-    "p": "#0093fa",  # azure: updated rows
+    "p": "#f42f56",  # crimson: updated rows
+    "t": "#ac47ff",  # violet: the observed next token (the target a prediction is scored on)
 }
 
 ROLE_NAMES: dict[str, str] = {
@@ -46,6 +50,7 @@ ROLE_NAMES: dict[str, str] = {
     "a": "attention weights",
     "d": "updates (delta)",
     "p": "updated rows",
+    "t": "target (observed next token)",
 }
 
 ROLES: tuple[str, ...] = tuple(ROLE_COLORS)
@@ -89,7 +94,7 @@ DARK_BACKGROUND = "#1e2129"  # Material for MkDocs "slate"
 CELL_TEXT_DARK = "#020202"  # numbers written on light cells
 CELL_TEXT_LIGHT = "#ffffff"  # numbers written on dark cells
 NEUTRAL = "#818a94"  # non-highlighted data (e.g. non-target bars)
-HIGHLIGHT = "#7460d6"  # the highlighted datum (e.g. the target token's bar)
+HIGHLIGHT = ROLE_COLORS["t"]  # the highlighted datum: the target token's bar, in its legend colour
 
 # --- colour arithmetic (WCAG 2.x) ---------------------------------------------------------
 
@@ -152,6 +157,70 @@ TEXT_SHADES: dict[str, dict[str, str]] = {
     color: {"light": text_color(color, LIGHT_BACKGROUND), "dark": text_color(color, DARK_BACKGROUND)}
     for color in ROLE_COLORS.values()
 }
+
+
+# --- colour difference (CIEDE2000) ---------------------------------------------------------
+
+#: The smallest CIEDE2000 difference allowed between two legend colours that can appear
+#: side by side (as figure colours, or as the maths shades of one colour scheme). About 2
+#: is a just-noticeable difference; categorical colours need many times that to be told
+#: apart at a glance in a small symbol.
+MIN_ROLE_DIFFERENCE = 15.0
+
+
+def srgb_to_lab(hex_color: str) -> tuple[float, float, float]:
+    """CIELAB (D65 white) of an sRGB hex colour."""
+    h = hex_color.lstrip("#")
+    linear = [_channel(int(h[i : i + 2], 16) / 255) for i in (0, 2, 4)]
+    m = ((0.4124564, 0.3575761, 0.1804375), (0.2126729, 0.7151522, 0.0721750), (0.0193339, 0.1191920, 0.9503041))
+    white = (0.95047, 1.0, 1.08883)
+    xyz = [sum(m[i][j] * linear[j] for j in range(3)) / white[i] for i in range(3)]
+    eps = (6 / 29) ** 3
+    fx, fy, fz = (t ** (1 / 3) if t > eps else t / (3 * (6 / 29) ** 2) + 4 / 29 for t in xyz)
+    return 116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)
+
+
+def delta_e(a: str, b: str) -> float:
+    """CIEDE2000 colour difference between two sRGB hex colours.
+
+    Why this formula: plain distance in CIELAB overstates differences between saturated
+    blues and understates them between greys; CIEDE2000 corrects for both, which is
+    exactly where the legend's key and updated-row blues once nearly merged.
+    """
+    return ciede2000(srgb_to_lab(a), srgb_to_lab(b))
+
+
+def ciede2000(lab1: tuple[float, float, float], lab2: tuple[float, float, float]) -> float:
+    """CIEDE2000 difference of two CIELAB colours (Sharma, Wu & Dalal 2005, kL = kC = kH = 1)."""
+    (l1, a1, b1), (l2, a2, b2) = lab1, lab2
+    c_mean = (math.hypot(a1, b1) + math.hypot(a2, b2)) / 2
+    g = 0.5 * (1 - math.sqrt(c_mean**7 / (c_mean**7 + 25**7)))
+    a1p, a2p = (1 + g) * a1, (1 + g) * a2
+    c1p, c2p = math.hypot(a1p, b1), math.hypot(a2p, b2)
+    h1p = math.degrees(math.atan2(b1, a1p)) % 360 if c1p else 0.0
+    h2p = math.degrees(math.atan2(b2, a2p)) % 360 if c2p else 0.0
+    dh = 0.0
+    if c1p * c2p:
+        dh = h2p - h1p
+        dh = dh - 360 if dh > 180 else dh + 360 if dh < -180 else dh
+    d_lp, d_cp = l2 - l1, c2p - c1p
+    d_hp = 2 * math.sqrt(c1p * c2p) * math.sin(math.radians(dh / 2))
+    l_mean, cp_mean = (l1 + l2) / 2, (c1p + c2p) / 2
+    if not c1p * c2p:
+        h_mean = h1p + h2p
+    elif abs(h1p - h2p) <= 180:
+        h_mean = (h1p + h2p) / 2
+    else:
+        h_mean = (h1p + h2p + (360 if h1p + h2p < 360 else -360)) / 2
+    t = (1 - 0.17 * math.cos(math.radians(h_mean - 30)) + 0.24 * math.cos(math.radians(2 * h_mean))
+         + 0.32 * math.cos(math.radians(3 * h_mean + 6)) - 0.20 * math.cos(math.radians(4 * h_mean - 63)))
+    rotation = 30 * math.exp(-(((h_mean - 275) / 25) ** 2))
+    r_c = 2 * math.sqrt(cp_mean**7 / (cp_mean**7 + 25**7))
+    s_l = 1 + 0.015 * (l_mean - 50) ** 2 / math.sqrt(20 + (l_mean - 50) ** 2)
+    s_c = 1 + 0.045 * cp_mean
+    s_h = 1 + 0.015 * cp_mean * t
+    r_t = -math.sin(math.radians(2 * rotation)) * r_c
+    return math.sqrt((d_lp / s_l) ** 2 + (d_cp / s_c) ** 2 + (d_hp / s_h) ** 2 + r_t * (d_cp / s_c) * (d_hp / s_h))
 
 
 def css_variables() -> str:

@@ -1,4 +1,6 @@
-"""What a book page's blocks import: ``from numbook.api import table, figure_data, export, markdown, fmt``.
+"""What a book page's blocks import: ``from numbook.api import table, figure_data, export, markdown, fmt``
+(and ``fmt_vector``, ``fmt_shape``, ``fmt_quoted``, ``fmt_list`` for rows, shapes, literal text
+and lists written in prose).
 
 Widgets (see `numbook.widgets`): ``switch``, ``compute`` and ``table_spec`` declare them;
 ``variant`` gives a figure the other versions a switch can show.
@@ -18,7 +20,8 @@ from .format import format_value
 from .tables import table_markdown
 from .widgets import NAME, compute, switch, table_spec
 
-__all__ = ["table", "figure_data", "export", "markdown", "fmt", "variant", "switch", "compute", "table_spec"]
+__all__ = ["table", "figure_data", "export", "markdown", "fmt", "fmt_vector", "fmt_shape", "fmt_quoted",
+           "fmt_list", "variant", "switch", "compute", "table_spec"]
 
 _NAME = NAME
 
@@ -26,6 +29,40 @@ _NAME = NAME
 def fmt(x: Any, decimals: int | None = None) -> str:
     """Format a value by the book's one number rule (for f-strings in inline values)."""
     return format_value(x, decimals)
+
+
+def fmt_vector(values: Any, decimals: int | None = None) -> str:
+    """A row of numbers as the book writes it in prose and tables: ``[0.12, −0.30, 1.00]``."""
+    return "[" + ", ".join(format_value(x, decimals) for x in list(_flat(values))) + "]"
+
+
+def fmt_shape(array_or_shape: Any) -> str:
+    """A shape as rows × columns, ``4 × 3``; a single row (1-D) is ``1 × 3``, as the book reads it."""
+    shape = tuple(getattr(array_or_shape, "shape", array_or_shape))
+    if len(shape) == 1:
+        shape = (1, *shape)
+    return " × ".join(str(int(n)) for n in shape)
+
+
+def fmt_quoted(text: Any) -> str:
+    """A literal piece of text in prose, in quotation marks: “..a”.
+
+    Why: a window of characters such as ``..a`` or a lone ``.`` would otherwise melt into
+    the sentence's own punctuation.
+    """
+    return f"\u201c{text}\u201d"
+
+
+def fmt_list(items: Any, conjunction: str = "and") -> str:
+    """Items as prose lists them: ``a``, ``a and b``, ``a, b and c``."""
+    words = [str(x) for x in items]
+    if not words:
+        raise ValueError("fmt_list needs at least one item")
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {conjunction} {words[-1]}"
+
+
+def _flat(values: Any) -> Any:
+    return values.ravel().tolist() if hasattr(values, "ravel") else values
 
 
 def table(

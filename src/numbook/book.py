@@ -12,12 +12,13 @@ A host (the MkDocs plugin, or another site generator's adapter) does three thing
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import logging
 import os
 import re
 import secrets
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import yaml
@@ -25,8 +26,10 @@ import yaml
 from .cache import Cache, environment_fingerprint, page_key
 from .cells import CellError, PageRun, ParsedPage
 from .figures import dark_variant, variant_files
-from .numbering import FigureInfo, Labels, first_sections, number_figures, number_sections, resolve_ref
-from .parse import parse_page
+from .numbering import (
+    FigureInfo, Labels, first_sections, number_figures, number_sections, page_heading, resolve_ref,
+)
+from .parse import find_refs, parse_page
 from .render import PageContext, RenderOptions, data_dir, figures_dir, render_page
 
 log = logging.getLogger("mkdocs.plugins.numbook")
@@ -63,6 +66,10 @@ class Settings:
     dark_colors: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
     page_label: str = "Part"  # "[](part4.md)" reads "Part 4"
+    heading_format: str = "{label} {number} · {title}"  # a numbered page's H1, from its front matter
+    planned: Mapping[str, str | int] = field(default_factory=dict)  # announced page -> its number
+    planned_text: str = "{label} (coming soon)"  # how a reference to an announced page reads
+    figure_min_text_px: float = 0.0  # a figure's variants scroll rather than shrink their text below this
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,14 @@ class _Page:
     parsed: ParsedPage
     run: PageRun | None = None
     errors: list[CellError] = field(default_factory=list)
+    title: str | None = None  # front matter `title`
+    figure_prefix: str | None = None  # front matter `figure_prefix`: "Figure L.1"
+
+    def heading(self, settings: Settings) -> str | None:
+        """The H1 this page must show: made from `number` and `title` when it has both."""
+        if self.number is None or self.title is None:
+            return None
+        return page_heading(settings.heading_format, settings.page_label, self.number, self.title)
 
 
 class Book:
@@ -113,43 +128,90 @@ class Book:
         path = os.path.join(self.settings.docs_dir, *src_uri.split("/"))
         return os.path.relpath(path, self.settings.root).replace(os.sep, "/")
 
-    def prepare(self, pages: Sequence[SourcePage]) -> list[GeneratedFile]:
+    def prepare(self, pages: Sequence[SourcePage], published: Collection[str] | None = None) -> list[GeneratedFile]:
         """Parse, number, execute (or reuse) every page; returns the files to publish.
 
         ``pages`` come in reading order: pages that share a part number are numbered on
-        from one to the next in that order.
+        from one to the next in that order. ``published``: the pages a reader can reach
+        (the site's navigation); None means all of them. A reference links to a page only
+        once it is published.
         """
         s = self.settings
         for page in pages:
             body, meta, offset = split_front_matter(page.source.replace("\r\n", "\n"))
             display = self._display_path(page.src_uri)
-            number = meta.get("number")
+            number, title, prefix = (meta.get(k) for k in ("number", "title", "figure_prefix"))
             parsed = parse_page(body, display, offset)
             self.pages[page.src_uri] = _Page(
                 page.src_uri, display, body, offset, None if number is None else str(number), parsed,
-                errors=list(parsed.errors),
+                errors=list(parsed.errors), title=None if title is None else str(title),
+                figure_prefix=None if prefix is None else str(prefix),
             )
         numbered = {k: (p.number, p.parsed) for k, p in self.pages.items()}
-        self.figures, dup_errors = number_figures(numbered, self.display)
+        self.figures, dup_errors = number_figures(
+            {k: (p.figure_prefix or p.number, p.parsed) for k, p in self.pages.items()}, self.display
+        )
         sections, section_errors = number_sections(numbered, self.figures, self.display)
         self.first_section = first_sections(numbered)
         self.labels = Labels(
-            self.figures, sections, {k: p.number for k, p in self.pages.items()}, s.page_label
+            self.figures, sections, {k: p.number for k, p in self.pages.items()}, s.page_label,
+            planned={k: str(v) for k, v in s.planned.items()},
+            published=None if published is None else set(published),
+            planned_text=s.planned_text,
         )
         for err in dup_errors + section_errors:
             self.pages[_src_of(self.pages, err.page)].errors.append(err)
         for p in self.pages.values():
+            p.errors.extend(self._title_errors(p))
             for ref in p.parsed.refs:
                 _, err = resolve_ref(ref, p.src_uri, self.labels, self.display)
                 if err is not None:
                     p.errors.append(err)
         if s.enabled:
             self._execute()
+            for p in self.pages.values():
+                p.errors.extend(self._output_ref_errors(p))
         for p in self.pages.values():
             self.errors.extend(p.errors)
             if p.run is not None and p.run.error is not None:
                 self.errors.append(p.run.error)
         return self._files() if s.enabled else []
+
+    def _title_errors(self, p: _Page) -> list[CellError]:
+        """A numbered page's H1 comes from its front matter; an announced number must agree."""
+        errors = []
+        expected = p.heading(self.settings)
+        found = p.parsed.title
+        if expected is not None and found is not None and found.text != expected:
+            errors.append(CellError(
+                p.display_path, found.line,
+                f"this page's H1 is made from its front matter (`# {expected}`): remove this "
+                "heading, or make it read exactly that",
+            ))
+        announced = self.labels.planned.get(p.src_uri)
+        if announced is not None and p.number is not None and announced != p.number:
+            errors.append(CellError(
+                p.display_path, 1,
+                f"the plugin's `planned` option announces this page as number {announced}, "
+                f"but its front matter says {p.number}",
+            ))
+        return errors
+
+    def _output_ref_errors(self, p: _Page) -> list[CellError]:
+        """References inside Markdown the page's blocks produced must resolve too."""
+        if p.run is None:
+            return []
+        line = {c.index: c.fence_line for c in p.parsed.code_cells}
+        errors = []
+        for out in p.run.outputs:
+            for item in out.items:
+                if item["type"] != "markdown":
+                    continue
+                for ref in find_refs(item["text"], line.get(out.index, 1)):
+                    _, err = resolve_ref(ref, p.src_uri, self.labels, self.display)
+                    if err is not None:
+                        errors.append(dataclasses.replace(err, span=None))
+        return errors
 
     def _execute(self) -> None:
         # Imported here: a build served from the cache needs neither (nor multiprocessing).
@@ -223,7 +285,9 @@ class Book:
                     add(base + ".dark.svg", dark_variant(out.figure.svg, self.settings.dark_colors), p)
                     add(base + ".csv", out.figure.csv, p)
                     if out.figure.variants:
-                        for name, text in variant_files(out.figure, self.settings.dark_colors).items():
+                        for name, text in variant_files(
+                                out.figure, self.settings.dark_colors, self.settings.figure_min_text_px
+                        ).items():
                             add(figures_dir(p.src_uri) + name, text, p)
                 for item in out.items:
                     if item["type"] in ("export", "widget"):
@@ -265,7 +329,8 @@ class Book:
                     "(another plugin rewrote it?)"
                 )
         ctx = PageContext(
-            p.src_uri, p.display_path, p.number, parsed, p.run, list(p.errors), self.first_section[src_uri]
+            p.src_uri, p.display_path, p.number, parsed, p.run, list(p.errors), self.first_section[src_uri],
+            title=p.heading(self.settings),
         )
         if late_html:
             held = self._late[src_uri] = {}

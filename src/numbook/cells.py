@@ -106,6 +106,7 @@ class ParsedPage:
     errors: list[CellError] = field(default_factory=list)
     refs: list[FigRef] = field(default_factory=list)
     headings: list[Heading] = field(default_factory=list)
+    title: Heading | None = None  # the first level-1 ATX heading, if any
 
     @property
     def code_cells(self) -> list[CodeCell]:

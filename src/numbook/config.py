@@ -37,3 +37,18 @@ class NumbookConfig(base.Config):
     #: book: number, caption, page and section, a link, and downloads of both SVG variants
     #: and the data (`numbook.gallery`). Unset: no gallery.
     figure_gallery = c.Optional(c.Type(str))
+    #: The H1 of a page whose front matter has both ``number`` and ``title``: the plugin
+    #: writes it, so every part's title reads alike ("Part 2 · One attention head").
+    #: A page may keep its own ``# `` line only if it reads exactly this.
+    heading_format = c.Type(str, default="{label} {number} · {title}")
+    #: Pages the book announces before they are written: ``{path: number}``. Until such a
+    #: page is published (written and in the nav), ``[](path)`` reads ``planned_text`` as
+    #: plain text; afterwards the same reference is a link. Its number must then agree
+    #: with the page's front matter.
+    planned = c.Type(dict, default={})
+    #: How a reference to an announced page reads; ``{label}`` is e.g. "Part 1".
+    planned_text = c.Type(str, default="{label} (coming soon)")
+    #: The smallest size, in CSS pixels, at which a figure may show its smallest text. A
+    #: figure that would shrink further to fit a narrow column keeps this legible width
+    #: and scrolls sideways instead. 0 turns it off.
+    figure_min_text_px = c.Type((int, float), default=0)

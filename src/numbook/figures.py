@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -144,13 +145,14 @@ def dark_variant(svg: str, colors: Mapping[str, str]) -> str:
     return _HEX.sub(lambda m: table.get(m.group(0).lower(), m.group(0)), svg)
 
 
-def variant_files(fig: FigureOutput, colors: Mapping[str, str]) -> dict[str, str]:
+def variant_files(fig: FigureOutput, colors: Mapping[str, str], min_text_px: float = 0.0) -> dict[str, str]:
     """The files of a figure's variants, by name inside the page's figures directory.
 
     Each variant gets ``<id>.<key>.light.svg``, ``.dark.svg`` and ``.csv`` (a variant
     identical to the figure itself reuses the figure's files), and ``<id>.variants.json``
-    indexes them: for each key the three file names, the alt text, the caption, and the
-    data table as plain text, for the widget script to swap in.
+    indexes them: for each key the three file names, the alt text, the caption, the data
+    table as plain text, and the image's size (`display_size`), for the widget script to
+    swap in.
     """
     files: dict[str, str] = {}
     index: dict[str, dict[str, Any]] = {}
@@ -166,7 +168,78 @@ def variant_files(fig: FigureOutput, colors: Mapping[str, str]) -> dict[str, str
             "light": f"{stem}.light.svg", "dark": f"{stem}.dark.svg", "csv": f"{stem}.csv",
             "alt": v["alt"], "caption": fig.caption if v["caption"] is None else v["caption"],
             "header": v["header"], "rows": [[html.unescape(c) for c in r] for r in v["rows"]],
+            **(display_size(v["svg"], min_text_px) or {}),  # the image's box changes with it
         }
     files[f"{fig.fig_id}.variants.json"] = json.dumps(index, sort_keys=True, ensure_ascii=False,
                                                       separators=(",", ":")) + "\n"
     return files
+
+
+# --- size of the text a reader sees ---------------------------------------------------------
+
+_CSS_PX = {"px": 1.0, "": 1.0, "pt": 4 / 3, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54, "mm": 96 / 25.4}
+_LENGTH = re.compile(r"^\s*([0-9.]+)\s*(px|pt|pc|in|cm|mm)?\s*$")
+_SVG_TAG = re.compile(r"<svg\b[^>]*>", re.S)
+_FONT_SIZE = re.compile(r"font-size\s*[:=]\s*[\"']?\s*([0-9.]+)\s*(px)?", re.I)
+_FONT_SHORTHAND = re.compile(r"\bfont\s*:\s*(?:[a-z-]+\s+)*?([0-9.]+)px", re.I)
+
+
+def _attr(tag: str, name: str) -> str | None:
+    m = re.search(rf"\s{name}\s*=\s*[\"']([^\"']*)[\"']", tag)
+    return m.group(1) if m else None
+
+
+def svg_size(svg: str) -> tuple[float, float, float] | None:
+    """(width, height) in CSS pixels at natural size, and the viewBox width; None if unknown.
+
+    Natural size is what a browser shows when nothing scales the image: the root
+    ``width``/``height`` (``pt`` and other units converted), or the viewBox's own size.
+    """
+    tag = _SVG_TAG.search(svg)
+    if tag is None:
+        return None
+    box = _attr(tag.group(0), "viewBox")
+    box_size = [float(x) for x in re.split(r"[\s,]+", box.strip())][2:4] if box else None
+    size = []
+    for name, k in (("width", 0), ("height", 1)):
+        m = _LENGTH.match(_attr(tag.group(0), name) or "")
+        if m:
+            size.append(float(m.group(1)) * _CSS_PX[m.group(2) or ""])
+        elif box_size:
+            size.append(box_size[k])
+        else:
+            return None
+    return size[0], size[1], box_size[0] if box_size else size[0]
+
+
+def smallest_font(svg: str) -> float | None:
+    """The smallest font size used by the SVG's text, in its own (viewBox) units."""
+    sizes = [float(m.group(1)) for m in _FONT_SIZE.finditer(svg)]
+    sizes += [float(m.group(1)) for m in _FONT_SHORTHAND.finditer(svg)]
+    sizes = [s for s in sizes if s > 0]
+    return min(sizes) if sizes else None
+
+
+def legible_width(svg: str, min_text_px: float) -> float | None:
+    """The narrowest display width (CSS px) at which the SVG's smallest text is ``min_text_px``.
+
+    None when the SVG has no text or no known size. A figure shown narrower than this
+    (to fit a phone's column) would shrink its text below the floor.
+    """
+    size, font = svg_size(svg), smallest_font(svg)
+    if size is None or font is None or min_text_px <= 0:
+        return None
+    return min_text_px * size[2] / font
+
+
+def display_size(svg: str, min_text_px: float = 0.0) -> dict[str, int | None] | None:
+    """What an ``<img>`` of the SVG is given: ``width`` and ``height`` in CSS pixels (so the
+    page does not shift while it loads) and ``min_width``, the narrowest it may be shown
+    before its smallest text falls below ``min_text_px`` (None without a floor). None when
+    the SVG's size is unknown."""
+    size = svg_size(svg)
+    if size is None:
+        return None
+    floor = legible_width(svg, min_text_px)
+    return {"width": round(size[0]), "height": round(size[1]),
+            "min_width": math.ceil(floor) if floor is not None else None}

@@ -129,7 +129,11 @@ def unique_heading_ids(html_text: str) -> str:
 
 
 def fold_hidden_cells(html_text: str, notebook: dict, summary: str) -> str:
-    """Wrap the HTML of each code cell whose source is hidden in a closed ``<details>``."""
+    """Wrap the HTML of each code cell whose source is hidden in a closed ``<details>``.
+
+    A fold with a visible summary (``numbook-fold``), not the small ✓ of a page's checks
+    (``numbook-check``): a workbook's hidden cell holds several checks and no claim to name.
+    """
     for cell in notebook.get("cells", []):
         if cell.get("cell_type") != "code" or not cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"):
             continue
@@ -146,7 +150,7 @@ def fold_hidden_cells(html_text: str, notebook: dict, summary: str) -> str:
         if end < 0:
             continue
         html_text = (
-            f'{html_text[:start]}<details class="success numbook-check">\n<summary>{html.escape(summary)}</summary>\n'
+            f'{html_text[:start]}<details class="success numbook-fold">\n<summary>{html.escape(summary)}</summary>\n'
             f"{html_text[start:end]}\n</details>{html_text[end:]}"
         )
     return html_text

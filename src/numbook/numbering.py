@@ -16,13 +16,22 @@ are checked even when nothing runs.
 A long part may be split over several pages that share one ``number``: their sections
 and figures are numbered on from page to page in the order the host gives the pages
 (the site's navigation), so adding a page after the others never renumbers them.
+
+A page can be *announced* before it is written (the plugin's ``planned`` option gives its
+path and number). Until it is published (written and in the nav), ``[](part1.md)`` reads
+"Part 1 (coming soon)" as plain text, with no link; once it is, the same reference
+becomes a link, with no edit to the prose. A reference to a section or figure of an
+announced page is an error: its numbers are not known yet.
+
+A page's figures are numbered after its ``number``, or after its front matter's
+``figure_prefix`` ("Figure L.1") on a page that wants its own scheme.
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 
 from .cells import CellError, FigRef, ParsedPage
 
@@ -43,6 +52,14 @@ class SectionInfo:
     line: int
 
 
+@dataclass(frozen=True)
+class Resolved:
+    """What a reference reads, and whether it links (an announced page is only named)."""
+
+    label: str
+    link: bool = True
+
+
 @dataclass
 class Labels:
     """Everything a reference can point at, numbered."""
@@ -51,6 +68,17 @@ class Labels:
     sections: dict[tuple[str, str], SectionInfo]  # (src_uri, id) -> info
     pages: dict[str, str | None]  # src_uri -> the page's number, None if it has none
     page_label: str = "Part"
+    planned: Mapping[str, str] = field(default_factory=dict)  # announced page -> its number
+    published: Collection[str] | None = None  # pages a reader can reach (the nav); None: all
+    planned_text: str = "{label} (coming soon)"
+
+    def is_published(self, src_uri: str) -> bool:
+        return src_uri in self.pages and (self.published is None or src_uri in self.published)
+
+
+def page_heading(heading_format: str, page_label: str, number: str, title: str) -> str:
+    """The H1 of a numbered page, from its front matter: "Part 2 · One attention head"."""
+    return heading_format.format(label=page_label, number=number, title=title)
 
 
 def number_sections(
@@ -101,6 +129,7 @@ def section_number(page_number: str, k: int) -> str:
 
 
 def figure_label(page_number: str | None, k: int) -> str:
+    """ "Figure 4.3" on a page numbered (or figure-prefixed) 4, "Figure 3" on one without."""
     return f"Figure {page_number}.{k}" if page_number else f"Figure {k}"
 
 
@@ -137,8 +166,8 @@ def number_figures(
 
 def resolve_ref(
     ref: FigRef, src_uri: str, labels: Labels, display: Mapping[str, str]
-) -> tuple[str | None, CellError | None]:
-    """The label for a reference, or an error saying what is wrong with it."""
+) -> tuple[Resolved | None, CellError | None]:
+    """What a reference reads, or an error saying what is wrong with it."""
     where = display[src_uri]
 
     def error(reason: str) -> tuple[None, CellError]:
@@ -147,15 +176,29 @@ def resolve_ref(
     target = src_uri if not ref.target_page else posixpath.normpath(
         posixpath.join(posixpath.dirname(src_uri), ref.target_page)
     )
+    announced = target in labels.planned and not labels.is_published(target)
     if not ref.fig_id:  # [](page.md)
+        if announced:
+            name = f"{labels.page_label} {labels.planned[target]}"
+            return Resolved(labels.planned_text.format(label=name), link=False), None
         if target not in labels.pages:
             return error(f"empty link to {ref.target_page!r}, which is not a page of the book")
+        if not labels.is_published(target):
+            return error(
+                f"empty link to {display[target]}, which is not in the nav: add it there, or "
+                "announce it with the plugin's `planned` option"
+            )
         if labels.pages[target] is None:
             return error(
                 f"empty link to {display[target]}, which has no number (front matter `number:`): "
                 "write the link text"
             )
-        return f"{labels.page_label} {labels.pages[target]}", None
+        return Resolved(f"{labels.page_label} {labels.pages[target]}"), None
+    if announced:
+        return error(
+            f"{ref.target_page!r} is announced but not published yet, so {ref.fig_id!r} has no "
+            f"number: cite the page, []({ref.target_page}), until it is"
+        )
 
     section = labels.sections.get((target, ref.fig_id))
     if section is not None:
@@ -164,7 +207,7 @@ def resolve_ref(
                 f"section {ref.fig_id!r} is on {display[target]}, which has no number "
                 "(front matter `number:`): write the link text"
             )
-        return section.label, None
+        return Resolved(section.label), None
 
     info = labels.figures.get(ref.fig_id)
     if info is None:
@@ -182,7 +225,7 @@ def resolve_ref(
             f"figure {ref.fig_id!r} is on {display[info.src_uri]}: write "
             f"[]({_link(info.src_uri, src_uri)}#{ref.fig_id})"
         )
-    return info.label, None
+    return Resolved(info.label), None
 
 
 def _link(target: str, src_uri: str) -> str:

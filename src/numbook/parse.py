@@ -33,6 +33,7 @@ KNOWN_OPTIONS = FLAG_OPTIONS | VALUE_OPTIONS
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _HEADING = re.compile(r"^ {0,3}##(?=[ \t]|$)[ \t]*(?P<text>.*?)[ \t]*$")
+_TITLE = re.compile(r"^ {0,3}#(?=[ \t]|$)[ \t]*(?P<text>.*?)[ \t]*$")
 _ATTR_LIST = re.compile(r"[ \t]*\{:?(?P<body>[^{}]*)\}[ \t]*$")
 _FIG_REF = re.compile(r"\[\]\((?P<page>[^()\s#]*)(?:#(?P<id>[^()\s#]+))?\)")
 _ATTR_ID = re.compile(r"(?:^|\s)#(?P<id>[^\s#{}]+)")
@@ -225,6 +226,17 @@ def parse_page(text: str, path: str, line_offset: int = 0) -> ParsedPage:
     # Headings are whole prose lines.
     for k in prose:
         raw = lines[k].rstrip("\r\n")
+        tm = _TITLE.match(raw)
+        if tm and page.title is None:
+            page.title = Heading(
+                line=line_offset + k + 1,
+                text_start=offsets[k] + tm.start("text"),
+                line_end=offsets[k] + len(raw),
+                text=_ATTR_LIST.sub("", tm.group("text")).rstrip().rstrip("#").rstrip(),
+                has_id=False,
+                attr_open=None,
+            )
+            continue
         hm = _HEADING.match(raw)
         if not hm:
             continue
@@ -271,6 +283,16 @@ def parse_page(text: str, path: str, line_offset: int = 0) -> ParsedPage:
     cells = sorted([*page.cells, *inline], key=lambda c: c.start)
     page.cells = [dataclasses.replace(c, index=n) for n, c in enumerate(cells)]
     return page
+
+
+def find_refs(text: str, line: int) -> list[FigRef]:
+    """The references in Markdown a block produced (``numbook.api.markdown``), all at ``line``.
+
+    Code spans are skipped as in prose; offsets index ``text``.
+    """
+    scratch = ParsedPage()
+    _scan_inline(text, 0, lambda off: line, "", scratch, [])
+    return scratch.refs
 
 
 def _line_of(offsets: list[int], off: int) -> int:

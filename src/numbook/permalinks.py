@@ -8,7 +8,8 @@ A build may add pages and anchors freely. It may not drop one the manifest lists
 * the page moved and its old address is a redirect (``mkdocs-redirects``'s
   ``redirect_maps``) to a page that has the anchors, or
 * the anchor was renamed and the old id is kept beside the new one (an empty element,
-  ``[](){#old-id}`` in Markdown).
+  ``<span id="old-id"></span>`` in the Markdown: not an empty link, which a screen reader
+  would announce as a link with no name).
 
 Anchors are the ids inside a page's ``<article>``: section headings, figures, and any
 element an author gave an id (equations, questions). Ids that page machinery makes up and
@@ -145,7 +146,7 @@ def missing(manifest: Mapping[str, list[str]], site: str | os.PathLike[str]) -> 
             if anchor not in present:
                 problems.append(
                     f"{where}#{anchor}: the anchor is gone; if it was renamed, keep the old id beside "
-                    f"the new one ([](){{#{anchor}}})"
+                    f'the new one (<span id="{anchor}"></span>)'
                 )
     return problems
 

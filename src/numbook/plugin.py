@@ -85,7 +85,7 @@ def pin_build_date(directory: str) -> str | None:
 def nav_paths(nav: Any) -> list[str]:
     """The page paths of a ``nav:`` setting, in reading order (links to other sites left out)."""
     if isinstance(nav, str):
-        return [] if "://" in nav else [nav]
+        return [] if "://" in nav else [nav.lstrip("/")]
     if isinstance(nav, dict):
         return [p for value in nav.values() for p in nav_paths(value)]
     if isinstance(nav, list):
@@ -138,6 +138,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             attr_list="attr_list" in exts,
             slugify=toc.get("slugify", default_slugify),
             separator=toc.get("separator", "-"),
+            figure_min_text_px=float(self.config.figure_min_text_px),
         )
         return config
 
@@ -159,6 +160,10 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             dark_colors=colors,
             enabled=self.config.enabled,
             page_label=self.config.page_label,
+            heading_format=self.config.heading_format,
+            planned=dict(self.config.planned),
+            planned_text=self.config.planned_text,
+            figure_min_text_px=float(self.config.figure_min_text_px),
         )
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:
@@ -168,7 +173,9 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self.book = Book(self._settings(config))
         docs = sorted(files.documentation_pages(), key=reading_order(config.nav))
         pages = [SourcePage(f.src_uri, f.content_string) for f in docs]
-        generated = self.book.prepare(pages)
+        # with a nav, only the pages in it are published: references link to no other
+        published = None if config.nav is None else set(nav_paths(config.nav))
+        generated = self.book.prepare(pages, published=published)
         for g in generated:
             if files.get_file_from_path(g.src_uri) is not None:
                 raise PluginError(f"numbook: {g.src_uri} would overwrite a file of the docs directory")

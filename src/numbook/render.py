@@ -15,8 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .cells import CellError, CellOutput, CodeCell, FigureOutput, InlineCell, ParsedPage, PageRun
+from .figures import display_size
 from .format import escape_text
-from .numbering import FigureInfo, Labels, resolve_ref, section_prefix
+from .numbering import Labels, Resolved, resolve_ref, section_prefix
+from .parse import find_refs
 
 
 @dataclass
@@ -29,6 +31,7 @@ class RenderOptions:
     attr_list: bool = False  # headings can keep their id with {#id}
     slugify: Callable[[str, str], str] | None = None
     separator: str = "-"
+    figure_min_text_px: float = 0.0  # a figure never shows its smallest text below this (0: off)
 
 
 @dataclass
@@ -44,6 +47,7 @@ class PageContext:
     #: what stands in for it (`Book.render` passes one when the host puts the HTML back
     #: after conversion).
     defer_html: Callable[[str, str], str] | None = None
+    title: str | None = None  # the H1 made from the front matter (numbered pages with a title)
 
 
 def fenced(text: str, lang: str) -> str:
@@ -126,18 +130,45 @@ def problems_summary(problems: Sequence[ShownProblem], what: str = "problem") ->
     )
 
 
+CHECK_MARK = "\u2713"
+
+
 def _check_box(claim: str, inner: list[str], code: str, style: str | None) -> str:
+    """A check, folded to a small mark: the claim is its accessible name and tooltip.
+
+    Opening it shows the claim and the assertions that guard it. The mark is one
+    character, so a page with twenty checks still reads as prose.
+    """
     title = f"Checked when this page was built: {escape_text(claim)}"
-    if style in ("???", "!!!"):
+    tooltip = html.escape(f"Checked when this page was built: {claim}", quote=True)
+    summary = (
+        f'<span class="numbook-check__mark" aria-hidden="true" title="{tooltip}">{CHECK_MARK}</span>'
+        f'<span class="numbook-check__claim">{title}</span>'
+    )
+    if style == "???":
         body = "\n\n".join(inner)
-        return f'{style} success "{title}"\n\n' + _indent(body, "    ")
+        return f'??? numbook-check "{summary}"\n\n' + _indent(body, "    ")
     return (
-        f'<details class="success numbook-check">\n<summary>{title}</summary>\n'
+        f'<details class="numbook-check">\n<summary>{summary}</summary>\n'
         f"<pre><code>{html.escape(code)}</code></pre>\n</details>"
     )
 
 
-def figure_html(fig: FigureOutput, label: str, url_for: Callable[[str], str], base: str) -> str:
+def _image_size(svg: str, min_text_px: float) -> str:
+    """``width``/``height`` (no layout shift while the image loads) and, with a text floor,
+    the ``min-width`` below which the figure scrolls sideways instead of shrinking."""
+    size = display_size(svg, min_text_px)
+    if size is None:
+        return ""
+    attrs = f' width="{size["width"]}" height="{size["height"]}"'
+    if size["min_width"] is not None:
+        attrs += f' style="min-width:{size["min_width"]}px"'
+    return attrs
+
+
+def figure_html(
+    fig: FigureOutput, label: str, url_for: Callable[[str], str], base: str, min_text_px: float = 0.0
+) -> str:
     """The figure (light and dark images) and the data behind it, as HTML."""
     alt = html.escape(fig.alt, quote=True)
     light = url_for(f"{base}{fig.fig_id}.light.svg")
@@ -150,12 +181,15 @@ def figure_html(fig: FigureOutput, label: str, url_for: Callable[[str], str], ba
     if fig.variants:  # a switch widget can show other versions, listed in this file
         variants = f' data-numbook-variants="{html.escape(url_for(f"{base}{fig.fig_id}.variants.json"))}"'
         caption = f'<span class="numbook-caption">{caption}</span>'
+    size = _image_size(fig.svg, min_text_px)
     return (
         f'<figure class="numbook-figure" id="{html.escape(fig.fig_id)}"{variants}>\n'
+        '<div class="numbook-figure__scroll">\n'
         # Lazy: the browser fetches only the variant of the reader's colour scheme, and
         # only when the figure comes near the screen.
-        f'<img src="{html.escape(light)}#only-light" alt="{alt}" loading="lazy" decoding="async">\n'
-        f'<img src="{html.escape(dark)}#only-dark" alt="{alt}" loading="lazy" decoding="async">\n'
+        f'<img src="{html.escape(light)}#only-light" alt="{alt}"{size} loading="lazy" decoding="async">\n'
+        f'<img src="{html.escape(dark)}#only-dark" alt="{alt}"{size} loading="lazy" decoding="async">\n'
+        "</div>\n"
         f"<figcaption>{html.escape(label)}: {caption} {_self_link(fig.fig_id)}</figcaption>\n"
         "</figure>\n"
         f'<details class="numbook-data">\n<summary>The data behind {html.escape(label)}</summary>\n'
@@ -185,11 +219,29 @@ def data_dir(src_uri: str) -> str:
     return f"{_page_dir(src_uri)}data/"
 
 
+def _reference(text: str, ref, resolved: Resolved) -> str:
+    """``[](target)`` filled in: a link with the label, or the bare label for an announced page."""
+    if not resolved.link:
+        return escape_text(resolved.label)
+    return f"[{resolved.label}]" + text[ref.start + 2 : ref.end]
+
+
+def fill_refs(text: str, ctx: PageContext, labels: Labels, display: Mapping[str, str]) -> str:
+    """Fill the references in Markdown a block produced (the build has already checked them)."""
+    edits = []
+    for ref in find_refs(text, 0):
+        resolved, _ = resolve_ref(ref, ctx.src_uri, labels, display)
+        if resolved is not None:
+            edits.append((ref.start, ref.end, _reference(text, ref, resolved)))
+    return _apply(text, edits)
+
+
 def _block(
     cell: CodeCell,
     out: CellOutput,
     ctx: PageContext,
-    figures: Mapping[str, FigureInfo],
+    labels: Labels,
+    display: Mapping[str, str],
     url_for: Callable[[str], str],
     opts: RenderOptions,
 ) -> list[str]:
@@ -206,7 +258,7 @@ def _block(
         if item["type"] == "table":
             chunks.append(item["markdown"].rstrip("\n"))
         elif item["type"] == "markdown":
-            chunks.append(item["text"].rstrip("\n"))
+            chunks.append(fill_refs(item["text"].rstrip("\n"), ctx, labels, display))
         elif item["type"] == "export":
             url = url_for(f"{data_dir(ctx.src_uri)}{item['name']}.json")
             chunks.append(
@@ -221,8 +273,10 @@ def _block(
                 f'{item["fallback"]}\n</div>'
             )
     if out.figure is not None:
-        label = figures[out.figure.fig_id].label
-        html_text = figure_html(out.figure, label, url_for, figures_dir(ctx.src_uri))
+        label = labels.figures[out.figure.fig_id].label
+        html_text = figure_html(
+            out.figure, label, url_for, figures_dir(ctx.src_uri), opts.figure_min_text_px
+        )
         chunks.append(ctx.defer_html(html_text, out.figure.fig_id) if ctx.defer_html else html_text)
     return chunks
 
@@ -275,7 +329,7 @@ def render_page(
             continue
         out = outputs.get(cell.index)
         if opts.enabled and out is not None and not failed:
-            chunks = _block(cell, out, ctx, figures, url_for, opts)
+            chunks = _block(cell, out, ctx, labels, display, url_for, opts)
         else:
             chunks = [fenced(cell.code, "python")]
             if failed and opts.show_errors:
@@ -294,9 +348,12 @@ def render_page(
         edits.append((cell.start, cell.end, "\n" + _indent(body, cell.indent) + "\n\n"))
 
     for ref in ctx.parsed.refs:
-        label, _ = resolve_ref(ref, ctx.src_uri, labels, display)
-        if label is not None:  # a broken link is among ctx.errors, shown above under `serve`
-            edits.append((ref.start, ref.end, f"[{label}]" + text[ref.start + 2 : ref.end]))
+        resolved, _ = resolve_ref(ref, ctx.src_uri, labels, display)
+        if resolved is not None:  # a broken link is among ctx.errors, shown above under `serve`
+            edits.append((ref.start, ref.end, _reference(text, ref, resolved)))
+
+    if ctx.title is not None and ctx.parsed.title is None:
+        edits.append((0, 0, f"# {escape_text(ctx.title)}\n\n"))  # before the summary, at 0 too
 
     if problems:
         title = re.match(r"#[ \t][^\n]*\n", text)  # under the page's title, when it opens the page

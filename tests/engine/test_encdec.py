@@ -156,3 +156,41 @@ def test_source_word_decides_the_translation(fitted):
     la_row = [e.forward(fitted, src, "<bos> la")["probs"][1] for src, _ in e.PAIRS]
     rive, banque = e.TGT_VOCAB.index("rive"), e.TGT_VOCAB.index("banque")
     assert la_row[0][rive] > la_row[0][banque] and la_row[1][banque] > la_row[1][rive]
+
+
+def test_sampling_follows_the_model_probabilities(fitted):
+    """Sampled translations appear about as often as the model's probability of each path."""
+    source = RIVER[0]
+    rng = np.random.default_rng(1)
+    runs = [e.generate(fitted, source, rng=rng) for _ in range(3000)]
+    counts: dict[tuple[str, ...], int] = {}
+    for run in runs:
+        counts[tuple(run["tokens"])] = counts.get(tuple(run["tokens"]), 0) + 1
+        for k, step in enumerate(run["steps"]):  # each step's probabilities are the full pass's
+            full = e.forward(fitted, source, run["tokens"][: k + 1])["probs"][-1]
+            assert np.allclose(step["probs"], full)
+            assert step["probs"][e.TGT_VOCAB.index(run["tokens"][k + 1])] > 0
+    for tokens, count in counts.items():
+        path = 1.0
+        for k in range(1, len(tokens)):  # the probability of this exact path, step by step
+            probs = e.forward(fitted, source, list(tokens[:k]))["probs"][-1]
+            path *= probs[e.TGT_VOCAB.index(tokens[k])]
+        sigma = np.sqrt(path * (1 - path) / len(runs))
+        assert abs(count / len(runs) - path) < 4 * sigma + 1e-3, (tokens, count, path)
+    assert len(counts) > 1  # sampling does not always write the greedy translation
+
+
+def test_a_length_limit_cuts_the_translation_short(fitted):
+    source = RIVER[0]
+    assert e.generate(fitted, source, max_new=2)["tokens"] == ["<bos>", "la", "rive"]
+    longest = e.generate(fitted, source, max_new=10)
+    assert len(longest["steps"]) <= e.TGT_LEN  # never past the French position table
+
+
+def test_evaluate_pairs_matches_the_loss_and_greedy_decoding(fitted):
+    report = e.evaluate_pairs(fitted)
+    assert [r["source"] for r in report] == [s for s, _ in e.PAIRS]
+    for r in report:
+        assert np.isclose(r["loss"], e.loss(fitted, r["source"], r["target"]))
+        assert np.isclose(r["per_position"].mean(), r["loss"])
+        assert r["greedy"] == " ".join(r["target"].split()[1:-1])  # the fitted pairs translate

@@ -107,3 +107,12 @@ def test_vocabulary_round_trips_and_refuses_bad_input():
         m.encode(["Walked"])
     with pytest.raises(ValueError, match="once"):
         Vocabulary(["a", "b", "a"])
+
+
+def test_tokens_read_as_text_with_punctuation_against_the_word_before():
+    from tinyformer.models import block_parts
+    from tinyformer.models.vocab import as_text
+
+    assert as_text(block_parts.PRIYA_SENTENCE) == "Priya opened the notebook; she smiled."
+    assert as_text(m.SENTENCE) == " ".join(m.SENTENCE)  # no punctuation: words apart
+    assert as_text([]) == ""

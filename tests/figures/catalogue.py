@@ -74,6 +74,12 @@ def part4_graph():
                       op_label="softmax(Q Kᵀ / √3)")
 
 
+# Part 4's short box names: one column of them fits a phone.
+PART4_LABELS = {"cross.Q": "Q", "cross.K": "K", "cross.V": "V", "cross.message": "A V", "cross.update": "ΔE",
+                "src_ids": "English ids", "tgt_ids": "French ids", "encoded": "encoded rows",
+                "self_rows": "French rows′", "cross_rows": "French rows″"}
+
+
 def decoder_block_graph():
     """One pre-norm block of a small two-head decoder, heads folded."""
     from tinyformer.models import decoder_stack as ds
@@ -101,7 +107,8 @@ EXAMPLES: dict[str, Example] = {
         lambda: bf.attention_heatmap(softmax(_rng(2).normal(0, 1, (3, 4))), PREFIX, SOURCE,
                                      title="Cross-attention, teacher forcing"), 3),
     "heatmap_row_1x4": Example(
-        lambda: bf.attention_heatmap(softmax(_rng(3).normal(0, 1, 4)), ["la"], SOURCE, decimals=3), 1),
+        lambda: bf.attention_heatmap(softmax(_rng(3).normal(0, 1, 4)), ["la"], SOURCE, decimals=3,
+                                     ylabel="query"), 1),
     "step_rows": Example(
         lambda: bf.step_rows(softmax(_rng(4).normal(0, 1, (3, 4))),
                              ["1: <bos> \u2192 la", "2: la \u2192 rive", "3: rive \u2192 <eos>"], SOURCE,
@@ -148,7 +155,9 @@ EXAMPLES: dict[str, Example] = {
                               title="Training loss"), 101),
     "dataflow_part2": Example(lambda: bf.dataflow_diagram(part2_graph()), 13),
     "dataflow_part4": Example(
-        lambda: bf.dataflow_diagram(part4_graph(), labels={"cross.Q": "Q", "cross.K": "K", "cross.V": "V"}), 20),
+        lambda: bf.dataflow_diagram(part4_graph(), lanes=False, labels=PART4_LABELS,
+                                    op_labels={"src_rows": "token + position", "tgt_rows": "token + position"}),
+        20),
     "dataflow_block": Example(lambda: bf.dataflow_diagram(decoder_block_graph(), title="A pre-norm block"), 12),
     "work_steps": Example(
         lambda: bf.work_steps(["before step 1", "step 1", "step 2"], WORK, WORK_COLUMNS), 12),

@@ -173,12 +173,28 @@ def test_resaving_one_figure_gives_identical_bytes_with_the_plugin_settings():
 # --- layout: sizes, font sizes, nothing overlapping or cut off --------------------------
 
 
+# Material's smallest running text (footnotes, tables) on a 390 px phone, and that phone's
+# text column; both measured in Chromium on the built site.
+FOOTNOTE_PX = 12.8
+PHONE_COLUMN_PX = 358
+# Too many cells (or step labels as long as "3: rive → <eos>") to fit a phone legibly: the
+# site lets these scroll sideways instead of shrinking them.
+SCROLLS_ON_A_PHONE = {"heatmap_causal_10x10", "shape_diagram", "step_rows"}
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_size_and_font_sizes_suit_a_phone(name, figures):
-    fig = figures[name]
-    assert fig.get_figwidth() <= 6.4
-    for text in _texts(fig):
-        assert text.get_fontsize() >= 9, f"{text.get_text()!r} at {text.get_fontsize()} pt"
+def test_smallest_text_reads_at_footnote_size_and_the_figure_fits_a_phone(name, figures):
+    """Measured on the SVG the site publishes: every font size (mathtext sub- and
+    superscripts included) at natural size, and the natural width."""
+    from numbook.figures import smallest_font, svg_of, svg_size
+
+    svg = svg_of(figures[name])
+    width, _height, box = svg_size(svg)
+    px_per_unit = width / box
+    assert smallest_font(svg) * px_per_unit >= FOOTNOTE_PX, f"smallest text {smallest_font(svg)} units"
+    if name not in SCROLLS_ON_A_PHONE:
+        assert width <= PHONE_COLUMN_PX, f"{width:.0f} px wide: shrinks on a phone"
+    assert figures[name].get_figwidth() <= 6.4
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -213,7 +229,8 @@ def test_causal_heatmap_writes_numbers_only_in_allowed_cells(figures):
     for t in numbers:
         j, i = (int(round(v)) for v in t.get_position())
         assert mask[i, j], f"number written in blocked cell ({i}, {j})"
-        assert t.get_text() == f"{weights[i, j]:.2f}"
+        shown = "<0.01" if weights[i, j] < 0.005 else f"{weights[i, j]:.2f}"
+        assert t.get_text() == shown
 
 
 def test_masked_cells_are_hatched_and_explained(figures):
@@ -224,6 +241,18 @@ def test_masked_cells_are_hatched_and_explained(figures):
     assert all(_hex(p.get_hatchcolor()) in INK for p in hatched)
     legend_texts = [t.get_text() for leg in fig.legends for t in leg.get_texts()]
     assert any("blocked" in t for t in legend_texts)
+
+
+def test_a_tiny_weight_never_reads_as_zero():
+    """0.00 in a cell would look like a masked cell; a real weight that rounds away says so."""
+    import bookfigures as bf
+
+    fig = bf.attention_heatmap([[0.996, 0.001, 0.003], [0.0, 0.5, 0.5]], ["a", "b"], ["x", "y", "z"])
+    written = {(int(round(t.get_position()[1])), int(round(t.get_position()[0]))): t.get_text()
+               for t in _cell_numbers(fig)}
+    assert written[(0, 0)] == "1.00" and written[(0, 1)] == "<0.01" and written[(0, 2)] == "<0.01"
+    assert written[(1, 0)] == "0.00"  # exactly zero, unmasked: written as it is
+    assert written[(1, 1)] == "0.50"
 
 
 @pytest.mark.parametrize("shape", [(4, 4), (3, 4), (1, 4), (10, 10)])
@@ -269,6 +298,7 @@ def test_target_bar_differs_by_colour_weight_and_text(figures):
     assert colours[target] == pal.HIGHLIGHT
     assert set(colours[:target] + colours[target + 1:]) == {pal.NEUTRAL}
     marks = [t for t in _texts(fig) if "target" in t.get_text()]
+    assert pal.HIGHLIGHT == pal.ROLE_COLORS["t"]  # the legend's target colour
     assert len(marks) == 1 and marks[0].get_fontweight() == "bold"
     assert fig.axes[0].get_yticklabels()[target].get_fontweight() == "bold"
     header, rows = fig.data_table
@@ -306,7 +336,7 @@ def test_preview_renders_both_modes_at_phone_width(tmp_path, figures):
     light = render_png(fig, tmp_path / "l.png", mode="light", width_px=360, scale=1)
     dark = render_png(fig, tmp_path / "d.png", mode="dark", width_px=360, scale=1)
     with Image.open(light) as a, Image.open(dark) as b:
-        assert a.size[0] == min(360, round(fig.get_figwidth() * 96))
+        assert abs(a.size[0] - min(360, fig.get_figwidth() * 96)) <= 1
         assert a.getpixel((1, 1))[:3] == (255, 255, 255)
         assert b.getpixel((1, 1))[:3] == (0x1E, 0x21, 0x29)
     # the original figure is left untouched by the dark preview
@@ -351,6 +381,74 @@ def test_loss_curve_with_two_curves_records_both_and_the_references(figures):
     assert rows[0][0] == 0 and rows[-1][0] == 16000 and rows[-1][3:] == [2.81, 2.35]
     written = [t.get_text() for t in _texts(figures["loss_curve_two_with_references"])]
     assert "bigram, held-out: 2.350" in written and "5.300" in written and "2.000" in written
+
+
+def test_size_labels_share_one_count_of_significant_digits():
+    import bookfigures as bf
+
+    fig = bf.bar_sizes(["a", "b", "c", "d", "e"], [0.12, 0.1234, 1.5, 12.0, 2.4e-5])
+    written = [t.get_text() for t in _texts(fig) if t.get_text()[0].isdigit()]
+    assert {"0.120", "0.123", "1.50", "12.0", "2.40×10⁻⁵"} <= set(written)
+
+
+def test_log_axis_ticks_are_plain_powers_of_ten():
+    """mathtext would draw the exponent at 70 % size, below the legibility floor."""
+    figures = EXAMPLES["bar_sizes_log"].build()
+    ticks = [t.get_text() for t in _texts(figures) if t.get_text().startswith("10")]
+    assert ticks and all(re.fullmatch(r"10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+", t) for t in ticks), ticks
+
+
+def test_bars_can_wear_a_legend_role_instead_of_a_target():
+    import bookfigures as bf
+
+    fig = bf.probability_bars(["the", "cat", "sleeps"], [0.1, 0.7, 0.2], role="a")
+    assert {_hex(b.get_facecolor()) for b in fig.axes[0].patches} == {pal.ROLE_COLORS["a"]}
+    assert not [t for t in _texts(fig) if "target" in t.get_text()]
+    with pytest.raises(ValueError, match="unknown role"):
+        bf.probability_bars(["a"], [1.0], role="z")
+
+
+# --- dataflow diagrams and generation work ------------------------------------------------
+
+
+def test_parameter_subscripts_keep_the_text_size_and_sit_lower(figures):
+    """mathtext's W_Q would set Q at 70 % size, below the legibility floor on a phone."""
+    fig = figures["dataflow_part2"]
+    renderer = _drawn(fig)
+    texts = _texts(fig)
+    assert not [t.get_text() for t in texts if "$" in t.get_text()]
+    for sub in ("Q", "K", "V", "O"):
+        [letter] = [t for t in texts if t.get_text() == sub]
+        base = min((t for t in texts if t.get_text() == "× W"),
+                   key=lambda t: abs(t.get_window_extent(renderer).x1 - letter.get_window_extent(renderer).x0))
+        b, s = base.get_window_extent(renderer), letter.get_window_extent(renderer)
+        assert letter.get_fontsize() == base.get_fontsize() >= 10
+        assert -1 < s.x0 - b.x1 < 3  # right after the W (within a pixel of its drawn end)
+        assert s.y0 < b.y0  # lower than the W (display y points up)
+
+
+def test_work_steps_fills_computed_rows_and_outlines_reused_ones_within_a_phone_column(figures):
+    from bookfigures._common import PHONE_WIDTH_IN
+
+    from .catalogue import WORK, WORK_COLUMNS
+
+    fig = figures["work_steps"]
+    squares = [p for p in fig.axes[0].patches if p.get_width() == p.get_height()]
+    filled = [p for p in squares if p.get_fill() and p.get_facecolor()[3] > 0]
+    assert len(filled) == sum(new for w in WORK for new, _ in w.values())
+    assert len(squares) - len(filled) == sum(kept for w in WORK for _, kept in w.values())
+    colours = {_hex(p.get_edgecolor()) for p in squares}
+    assert colours <= {pal.ROLE_COLORS[role] for _, role in WORK_COLUMNS.values()}
+    assert fig.get_figwidth() <= PHONE_WIDTH_IN
+    _header, rows = fig.data_table
+    assert len(rows) == len(WORK) * len(WORK_COLUMNS)
+
+
+def test_labels_carry_positions_and_subscripts_as_plain_text():
+    from bookfigures import position_labels, subscript
+
+    assert position_labels(["the", "bank", "the"]) == ["1 the", "2 bank", "3 the"]
+    assert subscript(10) == "₁₀" and "e′" + subscript(3) == "e′₃"
 
 
 def test_mask_panels_count_and_hatch_exactly_the_blocked_cells():

@@ -37,10 +37,80 @@ def test_fixed_data_colours_are_legible_on_both_pages(name):
         assert pal.contrast_ratio(getattr(pal, name), background) >= 3.0
 
 
-def test_legend_covers_exactly_the_seven_roles():
-    assert set(pal.ROLE_COLORS) == set("eqkvadp") == set(pal.ROLE_NAMES)
-    assert len(set(pal.ROLE_COLORS.values())) == 7
+def test_legend_covers_exactly_the_eight_roles():
+    assert set(pal.ROLE_COLORS) == set("eqkvadpt") == set(pal.ROLE_NAMES)
+    assert len(set(pal.ROLE_COLORS.values())) == 8
     assert all(HEX.match(c) for c in pal.ROLE_COLORS.values())
+
+
+def test_highlighted_bar_uses_the_legend_colour_of_the_target():
+    assert pal.HIGHLIGHT == pal.ROLE_COLORS["t"]
+
+
+# Sharma, Wu & Dalal (2005), "The CIEDE2000 color-difference formula: implementation notes,
+# supplementary test data and mathematical observations", Table 1 (pairs 1, 2, 3, 7, 9-13,
+# 17-20, 25, 26, 31, 34): CIELAB inputs and the published difference.
+SHARMA_PAIRS = [
+    ((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+    ((50.0, 3.1571, -77.2803), (50.0, 0.0, -82.7485), 2.8615),
+    ((50.0, 2.8361, -74.0200), (50.0, 0.0, -82.7485), 3.4412),
+    ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+    ((50.0, 2.49, -0.001), (50.0, -2.49, 0.0009), 7.1792),
+    ((50.0, 2.49, -0.001), (50.0, -2.49, 0.0010), 7.1792),
+    ((50.0, 2.49, -0.001), (50.0, -2.49, 0.0011), 7.2195),
+    ((50.0, 2.49, -0.001), (50.0, -2.49, 0.0012), 7.2195),
+    ((50.0, -0.001, 2.49), (50.0, 0.0009, -2.49), 4.8045),
+    ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+    ((50.0, 2.5, 0.0), (61.0, -5.0, 29.0), 22.8977),
+    ((50.0, 2.5, 0.0), (56.0, -27.0, -3.0), 31.9030),
+    ((50.0, 2.5, 0.0), (58.0, 24.0, 15.0), 19.4535),
+    ((60.2574, -34.0099, 36.2677), (60.4626, -34.1751, 39.4387), 1.2644),
+    ((63.0109, -31.0961, -5.8663), (62.8187, -29.7946, -4.0864), 1.2630),
+    ((22.7233, 20.0904, -46.6940), (23.0331, 14.9730, -42.5619), 2.0373),
+    ((2.0776, 0.0795, -1.1350), (0.9033, -0.0636, -0.5514), 0.9082),
+]
+
+
+@pytest.mark.parametrize("lab1, lab2, expected", SHARMA_PAIRS)
+def test_ciede2000_matches_the_published_test_data(lab1, lab2, expected):
+    assert pal.ciede2000(lab1, lab2) == pytest.approx(expected, abs=5e-4)
+    assert pal.ciede2000(lab2, lab1) == pytest.approx(expected, abs=5e-4)  # symmetric
+
+
+def test_srgb_to_lab_matches_reference_values():
+    assert pal.srgb_to_lab("#ffffff") == pytest.approx((100.0, 0.0, 0.0), abs=0.01)
+    assert pal.srgb_to_lab("#000000") == pytest.approx((0.0, 0.0, 0.0), abs=0.01)
+    assert pal.srgb_to_lab("#ff0000") == pytest.approx((53.24, 80.09, 67.20), abs=0.05)
+    assert pal.srgb_to_lab("#0000ff") == pytest.approx((32.30, 79.19, -107.86), abs=0.05)
+
+
+def _legend_forms() -> dict[str, dict[str, str]]:
+    """Every form in which the legend's colours meet the reader, side by side."""
+    forms = {"figures": dict(pal.ROLE_COLORS)}
+    for scheme in ("light", "dark"):
+        forms[f"maths, {scheme} scheme"] = {r: pal.TEXT_SHADES[c][scheme] for r, c in pal.ROLE_COLORS.items()}
+    return forms
+
+
+@pytest.mark.parametrize("form", sorted(_legend_forms()))
+def test_every_pair_of_legend_roles_is_clearly_distinct(form):
+    """Any two roles can share a formula (k_j = e_j W_K) or a figure: CIEDE2000 >= the floor."""
+    colours = _legend_forms()[form]
+    for a, b in itertools.combinations(sorted(colours), 2):
+        difference = pal.delta_e(colours[a], colours[b])
+        assert difference >= pal.MIN_ROLE_DIFFERENCE, (
+            f"{form}: {pal.ROLE_NAMES[a]} {colours[a]} and {pal.ROLE_NAMES[b]} {colours[b]} "
+            f"differ by only {difference:.1f}"
+        )
+
+
+def test_target_bar_stands_out_from_the_other_bars():
+    assert pal.delta_e(pal.HIGHLIGHT, pal.NEUTRAL) >= pal.MIN_ROLE_DIFFERENCE
+
+
+def test_the_floor_rejects_the_pair_that_once_merged():
+    """The light-mode key shade and the old azure updated-row shade read as one colour."""
+    assert pal.delta_e("#0072b2", "#0079cd") < pal.MIN_ROLE_DIFFERENCE
 
 
 # Machado, Oliveira & Fernandes (2009), severity 1.0, applied to linear RGB.
@@ -120,7 +190,7 @@ def test_attention_colormap_darkens_monotonically():
 
 
 def test_tex_macros_cover_all_roles_with_bold_role_colour():
-    assert set(pal.TEX_MACROS) == {"\\v" + r for r in "eqkvadp"}
+    assert set(pal.TEX_MACROS) == {"\\v" + r for r in "eqkvadpt"}
     for name, body in pal.TEX_MACROS.items():
         role = name[2:]
         assert "\\boldsymbol{#1}" in body and "#2" not in body

@@ -151,7 +151,7 @@ def test_a_cell_whose_source_is_hidden_is_folded(tmp_path):
         nbformat.v4.new_code_cell("after = 3", id="after"),
     ]
     page = (build_site(make_site(tmp_path, nbformat.writes(nb))) / "workbooks" / "one" / "index.html").read_text(encoding="utf-8")
-    folds = re.findall(r'<details class="success numbook-check">\n<summary>Hidden code</summary>\n(.*?)\n</details>', page, re.S)
+    folds = re.findall(r'<details class="success numbook-fold">\n<summary>Hidden code</summary>\n(.*?)\n</details>', page, re.S)
     assert len(folds) == 1
     # the whole cell, and only it, is inside the fold
     assert folds[0].startswith("<div") and 'id="cell-id=secret"' in folds[0] and "secret" in folds[0]

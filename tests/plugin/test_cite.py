@@ -147,8 +147,6 @@ number: 3
 title: Heads
 ---
 
-# Heads
-
 ## First things {#p3-first}
 
 ```python exec figure="fig-a" caption="A line." alt="A line from 0 to 1."

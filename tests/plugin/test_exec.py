@@ -75,10 +75,27 @@ def test_check_block_is_shown_as_a_collapsed_verification(make_site):  # b
     )
     site.build()
     page = site.html()
-    box = re.search(r'<details class="success">(.*?)</details>', page, re.S)
-    assert box, "a check renders as a collapsed success admonition"
-    assert "Checked when this page was built: the largest weight goes to river" in text_of(box.group(1))
+    box = re.search(r'<details class="numbook-check">(.*?)</details>', page, re.S)
+    assert box, "a check renders as a closed details element"
+    summary = re.search(r"<summary>(.*?)</summary>", box.group(1), re.S).group(1)
+    # folded to a mark: the visible ✓ is hidden from screen readers, the claim names it
+    assert re.search(r'<span class="numbook-check__mark" aria-hidden="true"[^>]*>✓</span>', summary)
+    assert "Checked when this page was built: the largest weight goes to river" in text_of(summary)
+    assert 'title="Checked when this page was built: the largest weight goes to river"' in summary
     assert 'max(weights, key=weights.get) == "river"' in text_of(box.group(1))
+
+
+def test_check_block_folds_without_markdown_extensions(make_site):
+    site = make_site({"index.md": """
+        ```python exec check="two is more than one & less than <three>"
+        assert 1 < 2 < 3
+        ```
+    """})
+    site.build()
+    box = re.search(r'<details class="numbook-check">(.*?)</details>', site.main(), re.S)
+    assert box, "without pymdownx.details the check is raw HTML, still folded"
+    assert "✓" in box.group(1) and "assert 1 &lt; 2 &lt; 3" in box.group(1)
+    assert "two is more than one & less than <three>" in text_of(box.group(1))
 
 
 def test_failing_check_stops_the_build_and_quotes_the_claim(make_site):  # b

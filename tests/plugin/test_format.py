@@ -59,3 +59,28 @@ def test_format_value_escapes_text():
     assert format_value(np.array(3)) == "3"
     assert format_value(True) == "True"
     assert "*" not in escape_text("a*b*c") and "|" not in escape_text("a|b")
+
+
+def test_vectors_and_shapes_read_as_the_book_writes_them():
+    import numpy as np
+
+    from numbook.api import fmt_shape, fmt_vector
+
+    assert fmt_vector(np.array([0.125, -0.3, 1.0]), 2) == "[0.12, \u22120.30, 1.00]"
+    assert fmt_vector([1, 2]) == "[1, 2]"  # integers stay integers
+    assert fmt_shape(np.zeros((4, 3))) == "4 × 3"
+    assert fmt_shape(np.zeros(3)) == "1 × 3"  # one row
+    assert fmt_shape((2, 5)) == "2 × 5"
+
+
+def test_literal_text_and_lists_in_prose():
+    import pytest
+
+    from numbook.api import fmt_list, fmt_quoted
+
+    assert fmt_quoted("..a") == "\u201c..a\u201d"
+    assert fmt_list(["a"]) == "a"
+    assert fmt_list(["a", "b"]) == "a and b"
+    assert fmt_list(("a", "b", "c"), "or") == "a, b or c"
+    with pytest.raises(ValueError):
+        fmt_list([])

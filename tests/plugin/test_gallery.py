@@ -21,13 +21,13 @@ figure_data(["x"], [[0], [{n}]])
 """
 
 NUMBERED = (
-    "---\nnumber: 2\ntitle: Heads\n---\n\n# Heads\n\n## Scores {#p2-scores}\n\n"
+    "---\nnumber: 2\ntitle: Heads\n---\n\n## Scores {#p2-scores}\n\n"
     + FIG.format(id="fig-scores", caption="Scores: largest {py:top * 10}", n=3)
     + "\n## The update *of* a row\n\n"
     + FIG.format(id="fig-update", caption="The update", n=4)
 )
 # Part 2 goes on, on a second page: its sections and figures are numbered on.
-CONTINUED = "---\nnumber: 2\ntitle: More heads\n---\n\n# More heads\n\n## More {#p2-more}\n\n" + FIG.format(
+CONTINUED = "---\nnumber: 2\ntitle: More heads\n---\n\n## More {#p2-more}\n\n" + FIG.format(
     id="fig-more", caption="More", n=5
 )
 UNNUMBERED = "# Notes\n\nBefore any section.\n\n" + FIG.format(id="fig-note", caption="A note & more", n=1)

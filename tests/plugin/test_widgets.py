@@ -45,6 +45,13 @@ def test_figure_variants_are_files_indexed_for_the_switch(make_site):
     # the low variant is the figure itself: its files are reused, not written twice
     assert index["low"]["light"] == "fig-level.light.svg" and index["low"]["csv"] == "fig-level.csv"
     assert index["low"]["caption"] == "A level line"  # no caption of its own: the block's
+    # each variant carries the size of its own image (CSS px = 4/3 of the SVG's pt)
+    for key in ("low", "high"):
+        svg = site.site_file(f"figures/{index[key]['light']}").read_text()
+        width_pt = float(re.search(r'<svg[^>]*\swidth="([0-9.]+)pt"', svg).group(1))
+        assert index[key].pop("width") == round(width_pt * 4 / 3)
+        assert index[key].pop("height") > 0
+        assert index[key].pop("min_width") is None  # this site sets no text floor
     assert index["high"] == {
         "light": "fig-level.high.light.svg", "dark": "fig-level.high.dark.svg", "csv": "fig-level.high.csv",
         "alt": "A line at 2.5", "caption": "The high line", "header": ["x", "y"],

@@ -37,6 +37,26 @@ def test_the_next_link_leads_through_the_parts_in_order(built_site: Path):
     assert next_of("part1-character-model") == "part2-one-head"
 
 
+def test_every_numbered_page_is_titled_from_its_front_matter(built_site: Path):
+    """Part 1, both pages of Part 3 and the others read "Part N · title", with no second H1."""
+    import yaml
+
+    numbered = 0
+    for source in sorted((ROOT / "docs").glob("*.md")):
+        text = source.read_text(encoding="utf-8")
+        if not text.startswith("---\n"):
+            continue
+        meta = yaml.safe_load(text.split("---\n", 2)[1])
+        if "number" not in meta:
+            continue
+        numbered += 1
+        html = (built_site / source.stem / "index.html").read_text(encoding="utf-8")
+        article = html[html.index("<article"): html.index("</article>")]
+        titles = [re.sub(r"<[^>]+>|&para;", "", h).strip() for h in re.findall(r"<h1[^>]*>(.*?)</h1>", article, re.S)]
+        assert titles == [f"Part {meta['number']} · {meta['title']}"], (source.name, titles)
+    assert numbered >= 5  # Parts 1, 2, 3 (two pages) and 4
+
+
 def test_no_page_fetches_from_another_host(built_site: Path):
     for page in built_site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")

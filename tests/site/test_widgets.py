@@ -184,7 +184,7 @@ def table_cells(table) -> list[list[str]]:
     return table.evaluate("t => [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent))")
 
 
-def check_part2(page, key: str, out: dict, files: dict) -> None:
+def check_part2(page, key: str, out: dict, files: dict, site: Path) -> None:
     n = len(out["tokens"])
     scores_table = page.locator("#widget-p2-sentence-scores table")
     rows = table_cells(scores_table)
@@ -210,6 +210,11 @@ def check_part2(page, key: str, out: dict, files: dict) -> None:
     for img, scheme in zip(figure.locator("img").all(), ("light", "dark"), strict=True):
         assert img.get_attribute("src").endswith(f"/{files[key][scheme]}#only-{scheme}")
         assert f"for the {key} sentence" in img.get_attribute("alt")
+        # the box follows the variant's own image: its size, and the width it scrolls below
+        svg = (site / "figures" / files[key][scheme]).read_text()
+        width_pt = float(re.search(r'<svg[^>]*\swidth="([0-9.]+)pt"', svg).group(1))
+        assert int(img.get_attribute("width")) == round(width_pt * 4 / 3)
+        assert img.evaluate("i => i.style.minWidth") == f"{files[key]['min_width']}px"
     j = out["tokens"].index(key)
     alt = figure.locator("img").first.get_attribute("alt")
     shown_matches("Part 2 heatmap alt text", alt.rsplit("gives it ", 1)[1].rstrip("."), out["weights"][b, j], 2)
@@ -228,14 +233,14 @@ def check_part2(page, key: str, out: dict, files: dict) -> None:
 def test_part2_sentence_switch_moves_every_linked_view_and_explains_each_score(phone, sentences, built_site):
     files = json.loads((built_site / "figures" / "fig-p2-attn.variants.json").read_text())
     open_widgets(phone, "/part2-one-head/")
-    check_part2(phone, "river", sentences["river"], files)
+    check_part2(phone, "river", sentences["river"], files, built_site)
     # keyboard: focus the first switch's checked radio, arrow to the next option
     phone.locator("#widget-p2-sentence-scores input[value=river]").focus()
     phone.keyboard.press("ArrowRight")
     phone.wait_for_function("() => document.querySelector('#fig-p2-next-token img').alt.includes('cheque')")
     for name in ("scores", "update", "prediction"):  # the group moved together
         assert phone.locator(f"#widget-p2-sentence-{name} input[value=cheque]").is_checked()
-    check_part2(phone, "cheque", sentences["cheque"], files)
+    check_part2(phone, "cheque", sentences["cheque"], files, built_site)
     caption = phone.locator("#fig-p2-next-token .numbook-caption")
     caption.scroll_into_view_if_needed()  # figures are drawn only near the screen (content-visibility)
     expect(caption).to_contain_text("cheque sentence", use_inner_text=True)

@@ -205,8 +205,15 @@ def _decoder_step(params: dict, token: int, pos: int, self_kv: list, cross_kv: t
     return {"self": self_step, "cross": cross_step, "logits": logits, "probs": softmax(logits), "work": work}
 
 
-def generate(params: dict[str, np.ndarray], source: Tokens, max_new: int = TGT_LEN) -> dict:
-    """Greedy decoding that encodes the source and projects its cross K, V once, then reuses them."""
+def generate(params: dict[str, np.ndarray], source: Tokens, max_new: int = TGT_LEN,
+             rng: np.random.Generator | None = None) -> dict:
+    """Decoding that encodes the source and projects its cross K, V once, then reuses them.
+
+    Greedy (the most probable token at each step) by default; with `rng`, each token is
+    sampled from the step's probabilities instead. Either way it stops at <eos> or after
+    `max_new` tokens, and never feeds the decoder more tokens than its position table has
+    rows (TGT_LEN): the last chosen token is output, not read.
+    """
     enc = encode(params, source)
     cross_kv = (matmul(enc["encoded"], params["cross_W_K"], tag="qkv"),  # (4, 3)
                 matmul(enc["encoded"], params["cross_W_V"], tag="qkv"))  # (4, 3)
@@ -216,10 +223,23 @@ def generate(params: dict[str, np.ndarray], source: Tokens, max_new: int = TGT_L
     for pos in range(min(max_new, TGT_LEN)):
         step = _decoder_step(params, prefix[-1], pos, self_kv, cross_kv)
         steps.append(step)
-        prefix.append(int(np.argmax(step["probs"])))
+        probs = step["probs"]
+        prefix.append(int(np.argmax(probs)) if rng is None else int(rng.choice(probs.size, p=probs)))
         if prefix[-1] == EOS:
             break
     return {**_generation_result(prefix, steps, enc, cross_kv), "work_before": before}
+
+
+def evaluate_pairs(params: dict[str, np.ndarray]) -> list[dict]:
+    """For each fitted pair: its teacher-forced mean and per-position losses, and what greedy
+    decoding writes (without <bos> and <eos>); the before/after table of one training step."""
+    report = []
+    for source, target in PAIRS:
+        mean, per_position, _, _ = loss_and_grads(params, source, target)
+        words = generate(params, source)["tokens"][1:]
+        report.append({"source": source, "target": target, "loss": mean, "per_position": per_position,
+                       "greedy": " ".join(w for w in words if w != "<eos>")})
+    return report
 
 
 def generate_uncached(params: dict[str, np.ndarray], source: Tokens, max_new: int = TGT_LEN) -> dict:

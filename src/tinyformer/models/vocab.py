@@ -1,4 +1,4 @@
-"""A toy model's vocabulary: token strings to row ids of its token table, and back."""
+"""A toy model's vocabulary: token strings to row ids of its token table, and back; tokens as text."""
 
 from __future__ import annotations
 
@@ -23,3 +23,14 @@ class Vocabulary:
     def decode(self, ids: Iterable[int]) -> list[str]:
         """Ids to token strings."""
         return [self.tokens[int(i)] for i in ids]
+
+
+PUNCTUATION = ".,;:!?"
+
+
+def as_text(tokens: Iterable[str]) -> str:
+    """Tokens as a reader writes them: words apart, punctuation against the word before it.
+
+    "Priya opened the notebook ; she smiled ." would be what joining with spaces gives.
+    """
+    return "".join(t if t in PUNCTUATION else f" {t}" for t in tokens).strip()

@@ -1,0 +1,149 @@
+"""The built book on a 390 px phone, in a real Chromium.
+
+* Every figure's smallest text, as displayed, is at least the size of Material's footnote
+  text there: measured from the width the browser gives the image and, independently of the
+  plugin's own parser, from the SVG's viewBox and the font sizes of its text.
+* Whatever is wider than the column (a table, a formula, a figure, code) scrolls sideways
+  with a visible cue, and a keyboard can reach it.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+
+from .conftest import site_pages
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+# The size of Material's footnote text on this page, measured with a probe element.
+FOOTNOTE_PX = """() => {
+    const probe = document.createElement('div');
+    probe.className = 'footnote';
+    probe.textContent = 'x';
+    document.querySelector('.md-typeset').appendChild(probe);
+    const size = parseFloat(getComputedStyle(probe).fontSize);
+    probe.remove();
+    return size;
+}"""
+SHOWN_FIGURES = """() => [...document.querySelectorAll('figure.numbook-figure img')]
+    .filter(i => getComputedStyle(i).display !== 'none')
+    .map(i => ({src: i.getAttribute('src'), width: i.getBoundingClientRect().width}))"""
+OVERFLOWING = """() => [...document.querySelectorAll(
+        '.md-typeset__scrollwrap, .katex-display, .numbook-figure__scroll, .md-typeset pre > code')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => ({
+        what: e.className || e.tagName,
+        text: (e.textContent || e.querySelector('img')?.alt || '').trim().slice(0, 40),
+        overflow: getComputedStyle(e).overflowX,
+        background: getComputedStyle(e).backgroundImage,
+        tabindex: e.getAttribute('tabindex'),
+        role: e.getAttribute('role'),
+    }))"""
+_SIZE = re.compile(r"(?:^|;)\s*font-size\s*:\s*([0-9.]+)px", re.I)
+_SHORTHAND = re.compile(r"(?:^|;)\s*font\s*:\s*(?:[a-z-]+\s+)*?([0-9.]+)px", re.I)
+
+
+def svg_text_sizes(svg: str) -> tuple[float, list[float]]:
+    """(viewBox width, font size of every element that sets one), read with ElementTree."""
+    root = ET.fromstring(svg.encode("utf-8"))
+    box_width = float(re.split(r"[\s,]+", root.attrib["viewBox"].strip())[2])
+    sizes = []
+    for element in root.iter():
+        style = element.attrib.get("style", "")
+        found = _SIZE.findall(style) + _SHORTHAND.findall(style)
+        if "font-size" in element.attrib:
+            found.append(element.attrib["font-size"].removesuffix("px"))
+        sizes += [float(s) for s in found]
+    return box_width, sizes
+
+
+def test_svg_text_sizes_reads_styles_and_attributes():
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 300 100">'
+           '<text style="font: 10px \'DejaVu Sans\'; text-anchor: middle">a</text>'
+           '<g style="fill: #000; font-size: 7.5px"><text font-size="12">b</text></g></svg>')
+    assert svg_text_sizes(svg) == (300.0, [10.0, 7.5, 12.0])
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def _file_of(built_site: Path, page_url: str, src: str) -> Path:
+    path = urlsplit(urljoin(page_url, src)).path
+    return built_site / path.lstrip("/")
+
+
+def test_every_figure_reads_at_footnote_size_on_a_phone(phone, served_site, built_site: Path):
+    problems, measured = [], 0
+    for path in site_pages(built_site):
+        url = served_site + path
+        phone.goto(url, wait_until="networkidle")
+        floor = phone.evaluate(FOOTNOTE_PX)
+        assert 10 <= floor <= 16, f"{path}: footnote text measured at {floor} px?"
+        for image in phone.evaluate(SHOWN_FIGURES):
+            box_width, sizes = svg_text_sizes(_file_of(built_site, url, image["src"]).read_text())
+            assert sizes, f"{image['src']} has no text?"
+            smallest = min(sizes) * image["width"] / box_width
+            measured += 1
+            if smallest < floor - 0.01:
+                problems.append(f"{path} {image['src']}: smallest text {smallest:.1f} px < {floor} px "
+                                f"at {image['width']:.0f} px wide")
+    assert measured, "no figure was measured"
+    assert not problems, "\n".join(problems)
+
+
+def test_what_is_wider_than_a_phone_scrolls_and_shows_it(phone, served_site, built_site: Path):
+    problems, seen = [], 0
+    for path in site_pages(built_site):
+        phone.goto(served_site + path, wait_until="networkidle")
+        for box in phone.evaluate(OVERFLOWING):
+            seen += 1
+            where = f"{path} {box['what']} «{box['text']}»"
+            if box["overflow"] not in ("auto", "scroll"):
+                problems.append(f"{where}: overflow-x is {box['overflow']}, the reader cannot scroll")
+            if box["background"].count("gradient") < 4:
+                problems.append(f"{where}: no scroll shadows ({box['background'][:60]})")
+            if "code" not in box["what"].lower() and (box["tabindex"] != "0" or box["role"] != "region"):
+                problems.append(f"{where}: not reachable by keyboard")
+    assert seen, "nothing overflowed at 390 px: the test is not measuring anything"
+    assert not problems, "\n".join(problems)
+
+
+CHECKS = """() => [...document.querySelectorAll('details.numbook-check')].map(d => ({
+    open: d.open,
+    height: d.getBoundingClientRect().height,
+    name: d.querySelector('summary').textContent.trim(),
+}))"""
+
+
+def test_checks_fold_to_a_small_mark_that_opens(phone, served_site):
+    phone.goto(served_site + "/part2-one-head/", wait_until="networkidle")
+    checks = phone.evaluate(CHECKS)
+    assert len(checks) >= 10
+    for check in checks:
+        assert not check["open"]
+        assert check["height"] <= 32, f"a folded check takes {check['height']} px: {check['name'][:60]}"
+        assert check["name"].startswith("✓Checked when this page was built: ")
+    # checks in a row stand side by side: no mark covers another
+    marks = [m.bounding_box() for m in phone.locator(".numbook-check__mark").all()]
+    assert phone.locator("details.numbook-check + details.numbook-check").count() >= 1
+    for i, a in enumerate(marks):
+        for b in marks[i + 1:]:
+            apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                     or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+            assert apart, f"two check marks overlap at {a} and {b}"
+    first = phone.locator("details.numbook-check summary").first
+    first.click()
+    opened = phone.evaluate(CHECKS)[0]
+    assert opened["open"] and opened["height"] > 60  # the claim and its assertions
+    assert phone.locator("details.numbook-check").first.locator("code").first.is_visible()

@@ -54,6 +54,12 @@ LOAD_SHOWN_IMAGES = """async () => {
         await image.decode().catch(() => null);
     }
     window.scrollTo(0, 0);
+    // Scrolling back makes the header fade the page title out and the site title in: let
+    // the scroll handlers run, then let every finite transition end before anything is measured.
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+    await Promise.all(document.getAnimations()
+        .filter(a => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+        .map(a => a.finished.catch(() => null)));
 }"""
 # Images shown (not hidden by the colour scheme) that did not load, among those matching a selector.
 UNLOADED_IMAGES = """selector => [...document.querySelectorAll(selector)]

@@ -147,3 +147,35 @@ def test_checks_fold_to_a_small_mark_that_opens(phone, served_site):
     opened = phone.evaluate(CHECKS)[0]
     assert opened["open"] and opened["height"] > 60  # the claim and its assertions
     assert phone.locator("details.numbook-check").first.locator("code").first.is_visible()
+
+
+# How far the title's permalink mark (¶, shown on hover) reaches below the title's last line
+# of text: a mark wrapped onto a line of its own leaves an empty line under the title.
+TITLE_MARK_OVERHANG = """async () => {
+    await document.fonts.ready;
+    const title = document.querySelector('.md-content h1');
+    if (!title) return null;
+    const mark = title.querySelector('.headerlink');
+    const half = parseFloat(getComputedStyle(title).fontSize) / 2;
+    if (!mark || getComputedStyle(mark).display === 'none') return {title: title.textContent, overhang: 0, half};
+    const text = document.createRange();
+    text.setStartBefore(title.firstChild);
+    text.setEndBefore(mark);
+    const textBottom = Math.max(...[...text.getClientRects()].map(r => r.bottom));
+    return {title: title.textContent, overhang: mark.getBoundingClientRect().bottom - textBottom, half};
+}"""
+
+
+def test_no_title_ends_in_an_empty_line_on_a_phone(phone, served_site, built_site: Path):
+    problems, titles = [], 0
+    for path in site_pages(built_site):
+        phone.goto(served_site + path, wait_until="load")
+        measured = phone.evaluate(TITLE_MARK_OVERHANG)
+        if measured is None:
+            continue
+        titles += 1
+        if measured["overhang"] > measured["half"]:  # a mark on the text's line sticks out a few px
+            problems.append(f"{path} «{measured['title'][:50]}»: the ¶ mark wraps "
+                            f"{measured['overhang']:.0f} px below the title")
+    assert titles >= 10, f"only {titles} pages have a title"
+    assert not problems, "\n".join(problems)

@@ -55,15 +55,14 @@ LOAD_SHOWN_IMAGES = """async () => {
     }
     window.scrollTo(0, 0);
     // Scrolling back makes the header fade the page title out and the site title in: let
-    // the scroll handlers run, then let every running finite transition end before anything
-    // is measured. Only running ones: an idle animation's promise never settles. Capped, so
-    // that no animation can hold the test.
-    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
-    const ending = document.getAnimations()
-        .filter(a => a.playState === 'running' && a.effect
-                     && a.effect.getComputedTiming().endTime !== Infinity)
-        .map(a => a.finished.catch(() => null));
-    await Promise.race([Promise.all(ending), new Promise(done => setTimeout(done, 2000))]);
+    // every finite transition end before anything is measured. Chromium leaves some
+    // animations' `finished` promises pending (idle ones, and some already finished), so poll
+    // their state, a frame at a time, for at most two seconds.
+    const frame = () => new Promise(done => requestAnimationFrame(done));
+    const moving = () => document.getAnimations().some(a => a.playState === 'running'
+        && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+    const giveUp = performance.now() + 2000;
+    do { await frame(); await frame(); } while (moving() && performance.now() < giveUp);
 }"""
 # Images shown (not hidden by the colour scheme) that did not load, among those matching a selector.
 UNLOADED_IMAGES = """selector => [...document.querySelectorAll(selector)]

@@ -80,6 +80,7 @@
 
   const groups = new Map(); // group -> [{select(key)}]
   const variantFiles = new Map(); // url -> Promise of a figure's variants index
+  const variantIndexes = new Map(); // url -> that index, once loaded: later swaps happen at once
 
   function fillTable(table, spec, note) {
     table.replaceChildren();
@@ -136,8 +137,12 @@
     const url = figure && figure.dataset.numbookVariants;
     if (!url) throw new Error(`figure ${id} has no variants`);
     const absolute = new URL(url, location.href);
-    if (!variantFiles.has(url)) variantFiles.set(url, fetch(absolute).then((r) => r.json()));
-    const variant = (await variantFiles.get(url))[key];
+    if (!variantIndexes.has(url)) {
+      if (!variantFiles.has(url)) variantFiles.set(url, fetch(absolute).then((r) => r.json()));
+      variantIndexes.set(url, await variantFiles.get(url));
+    }
+    // Synchronous from here on when the index was loaded before (print's return to the default).
+    const variant = variantIndexes.get(url)[key];
     if (!variant) throw new Error(`figure ${id} has no variant ${key}`);
     const file = (name) => new URL(name, absolute).href;
     for (const img of figure.querySelectorAll("img")) {
@@ -173,7 +178,8 @@
     const fieldset = element("fieldset", { class: "numbook-switch" });
     fieldset.append(element("legend", {}, data.label));
     const radios = data.options.map(([key, label]) => {
-      const input = element("input", { type: "radio", name, value: key });
+      // The served choice is the default (the checked attribute), so that print can return to it.
+      const input = element("input", { type: "radio", name, value: key, ...(key === data.default ? { checked: "" } : {}) });
       const wrap = element("label");
       wrap.append(input, element("span", {}, label));
       fieldset.append(wrap);

@@ -107,6 +107,23 @@ def power_of_ten(value: float, _pos: object = None) -> str:
     return "10" + str(int(round(exponent))).translate(_SUPERSCRIPT)
 
 
+def value_text(value: float, decimals: int, *, upper: float | None = None) -> str:
+    """A value as a figure writes it beside its bar or in its cell, never rounded onto a bound.
+
+    A non-zero value too small to show reads "<0.01" (">−0.01" below zero): "0.00" would
+    claim nothing is there, which for a weight looks like a masked cell. With ``upper`` (1
+    for a probability), a value just below it reads ">0.99" rather than "1.00".
+    """
+    smallest = 10.0**-decimals
+    if 0 < value < smallest / 2:
+        return "<" + fmt(smallest, decimals)
+    if -smallest / 2 < value < 0:
+        return ">" + fmt(-smallest, decimals)
+    if upper is not None and upper - smallest / 2 <= value < upper:
+        return ">" + fmt(upper - smallest, decimals)
+    return fmt(value, decimals)
+
+
 def fmt(value: float, decimals: int) -> str:
     """One number format for every cell: fixed decimals, a real minus sign, no '-0.00'."""
     text = f"{value:.{decimals}f}"

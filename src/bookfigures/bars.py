@@ -15,7 +15,8 @@ from matplotlib.patches import Patch
 
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
 
-from ._common import PHONE_WIDTH_IN, attach_table, check_labels, fmt, plain, power_of_ten, sig_text, text_width_in
+from ._common import (PHONE_WIDTH_IN, attach_table, check_labels, fmt, plain, power_of_ten, sig_text, text_width_in,
+                      value_text)
 from .palette import HIGHLIGHT, INK, INK_MUTED, NEUTRAL, ROLE_COLORS
 from .style import new_figure, styled
 
@@ -75,12 +76,12 @@ def _few_ticks(ax: Axes, lo: float, hi: float) -> None:
 
 
 def _draw_bars(ax: Axes, values: np.ndarray, target: int | None, decimals: int,
-               mark: bool, color: str = NEUTRAL) -> None:
+               mark: bool, color: str = NEUTRAL, upper: float | None = None) -> None:
     colors = [HIGHLIGHT if i == target else color for i in range(len(values))]
     ax.barh(range(len(values)), values, color=colors, height=0.68)
     ax.axvline(0, color=INK_MUTED, linewidth=0.8)
     for i, v in enumerate(values):
-        text = fmt(v, decimals)
+        text = value_text(v, decimals, upper=upper)
         if mark and i == target:
             text += "  " + TARGET_MARK
         _value_label(ax, i, v, text, bold=(i == target))
@@ -121,7 +122,7 @@ def probability_bars(labels: Sequence[object], probs: object, *, target: int | s
         header.append("logit")
         columns.append(lg)
     ax = axes[-1]
-    _draw_bars(ax, p, t, decimals, mark=True, color=color)
+    _draw_bars(ax, p, t, decimals, mark=True, color=color, upper=1.0)
     right = max(float(p.max()), 1e-9) * (2.1 if t is not None else 1.45)
     ax.set_xlim(0, right)
     _few_ticks(ax, 0.0, min(right, 1.0))  # a probability axis never reads past 1
@@ -212,15 +213,16 @@ def row_before_after(before: object, after: object, coord_labels: Sequence[objec
 
 def _before_after_panel(ax: Axes, before: np.ndarray, after: np.ndarray, coords: list[str],
                         decimals: int, *, show_labels: bool,
-                        colors: tuple[str, str] = (ROLE_COLORS["e"], ROLE_COLORS["p"])) -> None:
+                        colors: tuple[str, str] = (ROLE_COLORS["e"], ROLE_COLORS["p"]),
+                        upper: float | None = None) -> None:
     """Outlined bars (first series) above solid bars (second series), each value written."""
     y = np.arange(len(coords))
     ax.barh(y - 0.19, before, height=0.36, facecolor="none", edgecolor=colors[0],
             linewidth=1.6)
     ax.barh(y + 0.19, after, height=0.36, color=colors[1])
     for j in range(len(coords)):
-        _value_label(ax, y[j] - 0.19, before[j], fmt(before[j], decimals))
-        _value_label(ax, y[j] + 0.19, after[j], fmt(after[j], decimals), bold=True)
+        _value_label(ax, y[j] - 0.19, before[j], value_text(before[j], decimals, upper=upper))
+        _value_label(ax, y[j] + 0.19, after[j], value_text(after[j], decimals, upper=upper), bold=True)
     ax.axvline(0, color=INK_MUTED, linewidth=0.8)
     _bar_axis(ax, coords, None, show_labels=show_labels)
 
@@ -228,12 +230,16 @@ def _before_after_panel(ax: Axes, before: np.ndarray, after: np.ndarray, coords:
 @styled
 def paired_bars(labels: Sequence[object], first: object, second: object, *,
                 names: Sequence[str] = ("before", "after"), title: str | None = None,
-                xlabel: str = "value", decimals: int = 3) -> Figure:
+                xlabel: str = "value", decimals: int = 3, change: bool = True,
+                upper: float | None = None) -> Figure:
     """Two numbers per label, e.g. each position's loss before and after one training step.
 
     Not tied to a role of the colour legend (a loss is not a row), so neither series wears a
     legend colour: both are the neutral data grey, the first outlined and the second solid,
-    told apart by shape. Drawn at phone width, like every figure.
+    told apart by shape. Drawn at phone width, like every figure. The data table has a
+    "change" column (second − first) when the second series follows the first (``change``);
+    leave it out for two series side by side. ``upper`` is a bound the values never reach
+    (1 for probabilities), so a label never rounds onto it.
     """
     a = np.asarray(first, dtype=float).ravel()
     b = np.asarray(second, dtype=float).ravel()
@@ -243,7 +249,7 @@ def paired_bars(labels: Sequence[object], first: object, second: object, *,
     series = check_labels(names, 2, "names")
     fig = new_figure(PHONE_WIDTH_IN, 1.1 + 0.5 * a.size + (0.3 if title else 0.0))
     ax = fig.add_subplot()
-    _before_after_panel(ax, a, b, labs, decimals, show_labels=True, colors=(NEUTRAL, NEUTRAL))
+    _before_after_panel(ax, a, b, labs, decimals, show_labels=True, colors=(NEUTRAL, NEUTRAL), upper=upper)
     ax.set_xlim(*_span(np.concatenate([a, b]), 0.3))
     ax.set_xlabel(plain(xlabel))
     handles = [Patch(facecolor="none", edgecolor=NEUTRAL, linewidth=1.6, label=plain(series[0])),
@@ -251,8 +257,10 @@ def paired_bars(labels: Sequence[object], first: object, second: object, *,
     fig.legend(handles=handles, loc="outside lower left", ncols=1)  # one per line: fits a phone
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
-    rows = [[lab, float(x), float(y), float(y - x)] for lab, x, y in zip(labs, a, b)]
-    return attach_table(fig, ["label", series[0], series[1], "change"], rows)
+    if change:
+        rows = [[lab, float(x), float(y), float(y - x)] for lab, x, y in zip(labs, a, b)]
+        return attach_table(fig, ["label", series[0], series[1], "change"], rows)
+    return attach_table(fig, ["label", *series], [[lab, float(x), float(y)] for lab, x, y in zip(labs, a, b)])
 
 
 __all__ = ["probability_bars", "bar_sizes", "row_before_after", "paired_bars"]

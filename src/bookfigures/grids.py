@@ -18,7 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from ._common import PHONE_WIDTH_IN, as_2d, attach_table, check_labels, fixed, fmt, plain, text_width_in
+from ._common import PHONE_WIDTH_IN, as_2d, attach_table, check_labels, fixed, fmt, plain, text_width_in, value_text
 from .colormaps import ATTENTION_CMAP, DIVERGING_CMAP, cmap_hex
 from .palette import (
     INK,
@@ -34,18 +34,6 @@ MASK_HATCH = "///"
 MASK_LABEL = "blocked by the mask"
 MASKED = "masked"  # how a blocked cell appears in the data table
 CELL_FONT = 10.0  # the numbers in the cells: as large as the axis labels, legible on a phone
-
-
-def weight_text(w: float, decimals: int) -> str:
-    """A weight as written in its cell; a positive weight too small to show reads "<0.01".
-
-    "0.00" would look like a cell that was never read (a masked one); a real weight, however
-    small, says so.
-    """
-    smallest = 10.0 ** -decimals
-    if 0 < w < smallest / 2:
-        return "<" + fmt(smallest, decimals)
-    return fmt(w, decimals)
 
 
 @dataclass
@@ -154,7 +142,7 @@ def _weights_grid(weights: np.ndarray, mask: np.ndarray | None, row_labels: list
         for j, w in enumerate(row):
             blocked = mask is not None and not mask[i, j]
             faces[i].append(None if blocked else cmap_hex(ATTENTION_CMAP, np.clip(w, 0.0, 1.0)))
-            texts[i].append("" if blocked else weight_text(w, decimals))
+            texts[i].append("" if blocked else value_text(w, decimals, upper=1.0))
     return Grid(faces, texts, row_labels, col_labels)
 
 

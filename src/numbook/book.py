@@ -27,7 +27,7 @@ from .cache import Cache, environment_fingerprint, page_key
 from .cells import CellError, PageRun, ParsedPage
 from .figures import dark_variant, variant_files
 from .numbering import (
-    FigureInfo, Labels, first_sections, number_figures, number_sections, page_heading, resolve_ref,
+    FigureInfo, Labels, first_sections, number_equations, number_figures, number_sections, page_heading, resolve_ref,
 )
 from .parse import find_refs, parse_page
 from .render import PageContext, RenderOptions, data_dir, figures_dir, render_page
@@ -152,14 +152,18 @@ class Book:
             {k: (p.figure_prefix or p.number, p.parsed) for k, p in self.pages.items()}, self.display
         )
         sections, section_errors = number_sections(numbered, self.figures, self.display)
+        equations, equation_errors = number_equations(
+            {k: (p.figure_prefix or p.number, p.parsed) for k, p in self.pages.items()}, self.figures, self.display
+        )
         self.first_section = first_sections(numbered)
         self.labels = Labels(
             self.figures, sections, {k: p.number for k, p in self.pages.items()}, s.page_label,
             planned={k: str(v) for k, v in s.planned.items()},
             published=None if published is None else set(published),
             planned_text=s.planned_text,
+            equations=equations,
         )
-        for err in dup_errors + section_errors:
+        for err in dup_errors + section_errors + equation_errors:
             self.pages[_src_of(self.pages, err.page)].errors.append(err)
         for p in self.pages.values():
             p.errors.extend(self._title_errors(p))

@@ -98,6 +98,16 @@ class CellError:
         return f"{self.page}:{self.line}"
 
 
+@dataclass(frozen=True)
+class EquationLabel:
+    """``\\label{id}`` in a display formula: the formula is numbered and citable by ``id``."""
+
+    id: str
+    line: int
+    start: int  # offsets of the ``\\label{…}`` text
+    end: int
+
+
 @dataclass
 class ParsedPage:
     """The result of parsing one page: its cells, plus what the renderer needs."""
@@ -106,6 +116,7 @@ class ParsedPage:
     errors: list[CellError] = field(default_factory=list)
     refs: list[FigRef] = field(default_factory=list)
     headings: list[Heading] = field(default_factory=list)
+    equations: list[EquationLabel] = field(default_factory=list)
     title: Heading | None = None  # the first level-1 ATX heading, if any
 
     @property

@@ -196,12 +196,15 @@ def page_citation(
     *,
     whole_book: bool = False,
     section: tuple[str, str] | None = None,
+    sections: tuple[str, str] | None = None,
 ) -> Citation:
     """How to cite one page (``page_url`` relative to the site, "" for the home page).
 
     ``title`` is what the page is cited as ("Part 2. One attention head"); ``whole_book``
     cites the book itself instead (the home page). ``section`` is (label, anchor) of one of
-    the page's numbered sections, to show how a section is cited.
+    the page's numbered sections, to show how a section is cited; ``sections`` the numbers of
+    its first and last sections ("3.15", "3.21"), which the citation names (a part may span
+    several pages).
     """
     url = urljoin(edition.url, page_url)
     authors = edition.author_line
@@ -219,19 +222,26 @@ def page_citation(
         ("citation_language", edition.language),
     ]
     common = [("year", edition.year), ("version", edition.version), ("url", url), ("urldate", ACCESSED)]
+    span = None
+    if sections is not None and not whole_book:
+        first, last = sections
+        span = (f"section {first}", f"section {first}") if first == last else (
+            f"sections {first}\u2013{last}", f"sections {first}--{last}"  # en dash; BibTeX writes it --
+        )
     if whole_book:
         plain = f"{authors} ({edition.year}). {edition.title} (version {edition.version}). {url} (accessed {ACCESSED})."
         bibtex = _bibtex("book", key, [("author", author_field), ("title", _bib(edition.title)), *common])
         cited = edition.title
     else:
         plain = (
-            f"{authors} ({edition.year}). {title}. In {edition.title} (version {edition.version}). "
-            f"{url} (accessed {ACCESSED})."
+            f"{authors} ({edition.year}). {title}" + (f", {span[0]}" if span else "")
+            + f". In {edition.title} (version {edition.version}). {url} (accessed {ACCESSED})."
         )
+        note = [("note", span[1][0].upper() + span[1][1:])] if span else []
         bibtex = _bibtex(
             "inbook",
             key,
-            [("author", author_field), ("title", _bib(title)), ("booktitle", _bib(edition.title)), *common],
+            [("author", author_field), ("title", _bib(title)), ("booktitle", _bib(edition.title)), *note, *common],
         )
         cited = title
     example = None
@@ -309,17 +319,21 @@ class CitePlugin(BasePlugin[CiteConfig]):
             number = page.meta.get("number")
             if number is not None and not title.startswith(f"{_page_label(config)} {number}"):
                 title = f"{_page_label(config)} {number}. {title}"
-            section = None
+            numbered = []  # (number, anchor) of the page's sections, in order
             if number is not None:
-                for item in page.toc:
-                    for child in [item, *item.children]:
-                        if child.level == 2 and child.id:
-                            section = (f"Section {child.title.split(' ', 1)[0]}", child.id)
-                            break
-                    if section:
-                        break
+                numbered = [
+                    (child.title.split(" ", 1)[0], child.id)
+                    for item in page.toc
+                    for child in [item, *item.children]
+                    if child.level == 2 and child.id
+                ]
             self._citations[key] = page_citation(
-                self.edition, page.url, title, whole_book=page.is_homepage, section=section
+                self.edition,
+                page.url,
+                title,
+                whole_book=page.is_homepage,
+                section=(f"Section {numbered[0][0]}", numbered[0][1]) if numbered else None,
+                sections=(numbered[0][0], numbered[-1][0]) if numbered else None,
             )
         return self._citations[key]
 

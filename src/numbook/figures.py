@@ -145,6 +145,13 @@ def dark_variant(svg: str, colors: Mapping[str, str]) -> str:
     return _HEX.sub(lambda m: table.get(m.group(0).lower(), m.group(0)), svg)
 
 
+def variant_stem(fig: FigureOutput, variant: Mapping[str, Any]) -> str:
+    """The stem of a variant's files: the figure's own for a variant identical to it."""
+    if variant["svg"] == fig.svg and variant["csv"] == fig.csv:
+        return fig.fig_id
+    return f"{fig.fig_id}.{variant['key']}"
+
+
 def variant_files(fig: FigureOutput, colors: Mapping[str, str], min_text_px: float = 0.0) -> dict[str, str]:
     """The files of a figure's variants, by name inside the page's figures directory.
 
@@ -157,10 +164,8 @@ def variant_files(fig: FigureOutput, colors: Mapping[str, str], min_text_px: flo
     files: dict[str, str] = {}
     index: dict[str, dict[str, Any]] = {}
     for v in fig.variants:
-        if v["svg"] == fig.svg and v["csv"] == fig.csv:
-            stem = fig.fig_id
-        else:
-            stem = f"{fig.fig_id}.{v['key']}"
+        stem = variant_stem(fig, v)
+        if stem != fig.fig_id:
             files[f"{stem}.light.svg"] = v["svg"]
             files[f"{stem}.dark.svg"] = dark_variant(v["svg"], colors)
             files[f"{stem}.csv"] = v["csv"]

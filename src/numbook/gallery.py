@@ -15,12 +15,24 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .cells import Heading
+from .figures import variant_stem
 from .format import escape_text
 from .numbering import section_prefix
 from .render import _plain, figures_dir
 
 if TYPE_CHECKING:
     from .book import Book
+
+
+@dataclass(frozen=True)
+class ViewEntry:
+    """Another version of a figure that a switch on its page shows (the files it was published as)."""
+
+    key: str  # the switch's value for it
+    caption: str | None  # its caption, where it differs from the figure's
+    light: str
+    dark: str
+    data: str
 
 
 @dataclass(frozen=True)
@@ -36,6 +48,7 @@ class FigureEntry:
     light: str  # src_uri of the light SVG
     dark: str  # src_uri of the dark SVG
     data: str  # src_uri of the CSV of its data
+    views: tuple[ViewEntry, ...] = ()  # the other versions a switch can show
 
 
 def figure_entries(book: Book, page_order: Sequence[str] = ()) -> list[FigureEntry]:
@@ -56,6 +69,14 @@ def figure_entries(book: Book, page_order: Sequence[str] = ()) -> list[FigureEnt
                 p.parsed.headings, p.number, fence_lines.get(out.index, 0), book.first_section.get(p.src_uri, 1)
             )
             base = figures_dir(p.src_uri) + fig.fig_id
+            views = []
+            for v in fig.variants:
+                stem = variant_stem(fig, v)
+                if stem == fig.fig_id:
+                    continue  # the figure itself, as the page first shows it
+                stem = figures_dir(p.src_uri) + stem
+                caption = None if v["caption"] in (None, fig.caption) else v["caption"]
+                views.append(ViewEntry(v["key"], caption, stem + ".light.svg", stem + ".dark.svg", stem + ".csv"))
             entries.append(
                 FigureEntry(
                     fig_id=fig.fig_id,
@@ -67,6 +88,7 @@ def figure_entries(book: Book, page_order: Sequence[str] = ()) -> list[FigureEnt
                     light=base + ".light.svg",
                     dark=base + ".dark.svg",
                     data=base + ".csv",
+                    views=tuple(views),
                 )
             )
     return entries
@@ -125,7 +147,29 @@ def gallery_html(
             f'<p class="numbook-gallery__downloads">Download: '
             f'<a href="{light}" download="{fid}.light.svg">SVG, light</a> · '
             f'<a href="{dark}" download="{fid}.dark.svg">SVG, dark</a> · '
-            f'<a href="{data}" download="{fid}.csv">data, CSV</a></p></figcaption>\n'
-            "</figure></li>"
+            f'<a href="{data}" download="{fid}.csv">data, CSV</a></p>\n'
+            + _views_html(e, url_for)
+            + "</figcaption>\n</figure></li>"
         )
     return '<ul class="numbook-gallery">\n' + "\n".join(items) + "\n</ul>"
+
+
+def _views_html(entry: FigureEntry, url_for: Callable[[str], str]) -> str:
+    """The downloads of a figure's other versions (those its page's switch shows), if any."""
+    if not entry.views:
+        return ""
+    items = []
+    for v in entry.views:
+        name = html.escape(f"{entry.fig_id}.{v.key}")
+        light, dark, data = (html.escape(url_for(u)) for u in (v.light, v.dark, v.data))
+        caption = f": {escape_text(v.caption)}" if v.caption else ""
+        items.append(
+            f"<li><em>{html.escape(v.key)}</em>{caption} "
+            f'<a href="{light}" download="{name}.light.svg">SVG, light</a> · '
+            f'<a href="{dark}" download="{name}.dark.svg">SVG, dark</a> · '
+            f'<a href="{data}" download="{name}.csv">data, CSV</a></li>'
+        )
+    return (
+        '<p class="numbook-gallery__views">Other views, which the switch on its page shows:</p>\n'
+        '<ul class="numbook-gallery__views">' + "".join(items) + "</ul>\n"
+    )

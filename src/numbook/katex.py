@@ -3,7 +3,9 @@
 `pymdownx.arithmatex` (generic mode) wraps each formula in `<span class="arithmatex">\\(…\\)</span>`
 or `<div class="arithmatex">\\[…\\]</div>`. This plugin replaces those wrappers with KaTeX's
 HTML+MathML, serves KaTeX's stylesheet and fonts from the site, and stops the build on bad TeX
-with the page, the line and KaTeX's message (under `mkdocs serve` the page shows them instead). It knows nothing about the book's subject: shared
+with the page, the line and KaTeX's message (under `mkdocs serve` the page shows them instead).
+A display formula with ``\\label{id}`` (which KaTeX lacks) gets that id and a link to itself,
+so it can be cited; numbook numbers it with ``\\tag``. It knows nothing about the book's subject: shared
 macros come from a dotted "module:attribute" path named in `mkdocs.yml`.
 """
 
@@ -36,6 +38,7 @@ _FORMULA = re.compile(
 )
 _TITLE = re.compile(r"\s*<h1\b.*?</h1>", re.S | re.I)
 _HEX_COLOUR = re.compile(r"#(?=[0-9a-fA-F]{6}\b)")
+_LABEL = re.compile(r"\\label\{(?P<id>[^{}]*)\}")
 
 
 class KatexConfig(base.Config):
@@ -116,6 +119,15 @@ def source_line(markdown: str, tex: str) -> int | None:
     return None
 
 
+def labelled(rendered: str, equation_id: str) -> str:
+    """A display formula that carries an id (from its ``\\label``), with a link to itself."""
+    ident = html.escape(equation_id)
+    return (
+        f'<div class="numbook-equation" id="{ident}">{rendered}'
+        f'<a class="headerlink" href="#{ident}" title="Link to this equation">&para;</a></div>'
+    )
+
+
 class KatexPlugin(BasePlugin[KatexConfig]):
     """Build-time KaTeX for `pymdownx.arithmatex` in generic mode."""
 
@@ -148,9 +160,12 @@ class KatexPlugin(BasePlugin[KatexConfig]):
         shown: list[ShownProblem] = []
         source = page.file.content_string if page.file.abs_src_path else ""
 
-        def replace(match: re.Match) -> str:
+        def replace(match: re.Match, ids: list[str]) -> str:
             tex = html.unescape(match["tex"])
             display = match["open"] == "\\["
+            labels = _LABEL.findall(tex) if display else []
+            ids.extend(labels[:1])
+            tex = _LABEL.sub("", tex) if labels else tex  # KaTeX has no \label: the id goes on the HTML
             try:
                 out = render(tex, display, self.preamble)
             except pykatex.ParseError as error:
@@ -164,9 +179,12 @@ class KatexPlugin(BasePlugin[KatexConfig]):
             out = use_color_variables(out, self.color_names)
             if self.config.search_exclude:
                 out = out.replace('class="katex"', 'class="katex" data-search-exclude', 1)
-            return out
+            return labelled(out, labels[0]) if labels else out
 
-        html_text = _FORMULA.sub(replace, html_text)
+        ids: list[str] = []
+        html_text = _FORMULA.sub(lambda m: replace(m, ids), html_text)
+        if ids and getattr(page, "present_anchor_ids", None) is not None:
+            page.present_anchor_ids.update(ids)  # MkDocs checks links to them after every page's content
         if shown:
             title = _TITLE.match(html_text)  # the summary goes under the page's title
             at = title.end() if title else 0

@@ -8,6 +8,8 @@ page) or ``[](other.md#fig-id)`` and get "Figure 4.3".
 The ``##`` headings of a numbered page are its sections, "4.1", "4.2", …; one with an
 explicit id (``## Title {#p4-generation}``) can be cited the same way,
 ``[](#p4-generation)`` or ``[](part4.md#p4-generation)``, and reads "Section 4.7".
+A display formula with ``\\label{eq-softmax}`` is numbered like a figure, shows "(4.2)"
+beside it, and ``[](#eq-softmax)`` reads "Equation 4.2".
 Section ids belong to their page (two pages may both have ``{#summary}``). A link to a
 numbered page itself, ``[](part4.md)``, reads "Part 4" (the word is the plugin's
 ``page_label`` option). Numbers need only the parse, not the execution, so references
@@ -60,6 +62,18 @@ class Resolved:
     link: bool = True
 
 
+@dataclass(frozen=True)
+class EquationInfo:
+    eq_id: str
+    src_uri: str
+    number: str  # "4.3", shown beside the formula as (4.3)
+    line: int
+
+    @property
+    def label(self) -> str:
+        return f"Equation {self.number}"
+
+
 @dataclass
 class Labels:
     """Everything a reference can point at, numbered."""
@@ -71,6 +85,7 @@ class Labels:
     planned: Mapping[str, str] = field(default_factory=dict)  # announced page -> its number
     published: Collection[str] | None = None  # pages a reader can reach (the nav); None: all
     planned_text: str = "{label} (coming soon)"
+    equations: dict[str, EquationInfo] = field(default_factory=dict)
 
     def is_published(self, src_uri: str) -> bool:
         return src_uri in self.pages and (self.published is None or src_uri in self.published)
@@ -164,6 +179,34 @@ def number_figures(
     return figures, errors
 
 
+def number_equations(
+    pages: Mapping[str, tuple[str | None, ParsedPage]],
+    figures: Mapping[str, FigureInfo],
+    display: Mapping[str, str],
+) -> tuple[dict[str, EquationInfo], list[CellError]]:
+    """Number every labelled display formula, "(4.1)", "(4.2)", on from page to page of a
+    part like figures ("(1)" on a page without a number); ids are global, like figures'."""
+    equations: dict[str, EquationInfo] = {}
+    errors: list[CellError] = []
+    used: dict[str, int] = {}
+    for src_uri, (number, parsed) in pages.items():
+        k = used.get(number, 0) if number else 0
+        for eq in parsed.equations:
+            k += 1
+            taken = equations.get(eq.id) or figures.get(eq.id)
+            if taken is not None:
+                what = "an equation" if eq.id in equations else "a figure"
+                errors.append(CellError(
+                    display[src_uri], eq.line,
+                    f"id {eq.id!r} is already used by {what} at {display[taken.src_uri]}:{taken.line}",
+                ))  # no span: a mark inside the formula would break it; the page's summary shows it
+                continue
+            equations[eq.id] = EquationInfo(eq.id, src_uri, f"{number}.{k}" if number else str(k), eq.line)
+        if number:
+            used[number] = k
+    return equations, errors
+
+
 def resolve_ref(
     ref: FigRef, src_uri: str, labels: Labels, display: Mapping[str, str]
 ) -> tuple[Resolved | None, CellError | None]:
@@ -209,7 +252,7 @@ def resolve_ref(
             )
         return Resolved(section.label), None
 
-    info = labels.figures.get(ref.fig_id)
+    info = labels.figures.get(ref.fig_id) or labels.equations.get(ref.fig_id)
     if info is None:
         elsewhere = sorted(k for k in labels.sections if k[1] == ref.fig_id)
         if len(elsewhere) == 1:
@@ -219,10 +262,11 @@ def resolve_ref(
             )
         if ref.target_page and target not in labels.pages:
             return error(f"reference to {ref.target_page!r}, which is not a page of the book")
-        return error(f"reference to unknown figure or section id {ref.fig_id!r}")
+        return error(f"reference to unknown figure, section or equation id {ref.fig_id!r}")
     if target != info.src_uri:
+        what = "figure" if isinstance(info, FigureInfo) else "equation"
         return error(
-            f"figure {ref.fig_id!r} is on {display[info.src_uri]}: write "
+            f"{what} {ref.fig_id!r} is on {display[info.src_uri]}: write "
             f"[]({_link(info.src_uri, src_uri)}#{ref.fig_id})"
         )
     return Resolved(info.label), None

@@ -13,6 +13,8 @@ Rules an author can rely on:
 * `` `{py} expr` `` (a single-backtick code span starting with ``{py}``) in prose is an
   inline value; inside fences or longer code spans (`` `` `{py} x` `` ``) it is literal;
 * ``[](#id)``, ``[](page.md#id)`` and ``[](page.md)`` are references to be numbered;
+* ``\\label{id}`` inside a ``$$ … $$`` display formula numbers the formula and gives it
+  that id (`EquationLabel`);
 * a figure's ``caption`` and ``alt`` may hold ``{py:expression}`` pieces, evaluated
   after the block ran (`template_parts`);
 * line numbers are those of the source file, front matter included.
@@ -25,7 +27,7 @@ import re
 import shlex
 from collections.abc import Callable
 
-from .cells import BlockOptions, CellError, CodeCell, FigRef, Heading, InlineCell, ParsedPage
+from .cells import BlockOptions, CellError, CodeCell, EquationLabel, FigRef, Heading, InlineCell, ParsedPage
 
 FLAG_OPTIONS = {"hide"}
 VALUE_OPTIONS = {"check", "figure", "caption", "alt", "timeout"}
@@ -39,6 +41,8 @@ _FIG_REF = re.compile(r"\[\]\((?P<page>[^()\s#]*)(?:#(?P<id>[^()\s#]+))?\)")
 _ATTR_ID = re.compile(r"(?:^|\s)#(?P<id>[^\s#{}]+)")
 _TEMPLATE_OPEN = "{py:"
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.:-]*$")
+_LABEL = re.compile(r"\\label\{(?P<id>[^{}]*)\}")
+_CODE_SPAN = re.compile(r"(`+).*?\1", re.S)
 
 
 class OptionError(ValueError):
@@ -278,6 +282,30 @@ def parse_page(text: str, path: str, line_offset: int = 0) -> ParsedPage:
         start = offsets[para[0]]
         chunk = text[start : offsets[para[-1] + 1]]
         _scan_inline(chunk, start, lambda off: line_offset + _line_of(offsets, off) + 1, path, page, inline)
+
+    # Equation labels: \label{id} in a $$ … $$ display formula of a paragraph.
+    for para in paragraphs:
+        start = offsets[para[0]]
+        chunk = text[start : offsets[para[-1] + 1]]
+        spans = [m.span() for m in _CODE_SPAN.finditer(chunk)]
+        labelled: set[int] = set()  # the paragraph's formulas that have a label
+        for m in _LABEL.finditer(chunk):
+            if any(a <= m.start() < b for a, b in spans):
+                continue
+            line = line_offset + _line_of(offsets, start + m.start()) + 1
+            opened = chunk.count("$$", 0, m.start())
+            if opened % 2 == 0:
+                page.errors.append(CellError(path, line, f"{m.group(0)} outside a $$ … $$ display formula"))
+            elif opened in labelled:
+                page.errors.append(CellError(path, line, f"{m.group(0)}: this formula has a label already"))
+            elif not _ID.match(m.group("id")):
+                page.errors.append(
+                    CellError(path, line, f"equation id {m.group('id')!r}: start with a letter, then letters, "
+                              "digits, '-', '_', '.' or ':'")
+                )
+            else:
+                labelled.add(opened)
+                page.equations.append(EquationLabel(m.group("id"), line, start + m.start(), start + m.end()))
 
     # Merge blocks and inline cells into one document-ordered sequence.
     cells = sorted([*page.cells, *inline], key=lambda c: c.start)

@@ -347,6 +347,11 @@ def render_page(
         body = "\n\n".join(chunks)
         edits.append((cell.start, cell.end, "\n" + _indent(body, cell.indent) + "\n\n"))
 
+    for eq in ctx.parsed.equations:
+        info = labels.equations.get(eq.id)
+        if info is not None and info.src_uri == ctx.src_uri:  # the number beside it; the id stays for the maths plugin
+            edits.append((eq.start, eq.start, f"\\tag{{{info.number}}}"))
+
     for ref in ctx.parsed.refs:
         resolved, _ = resolve_ref(ref, ctx.src_uri, labels, display)
         if resolved is not None:  # a broken link is among ctx.errors, shown above under `serve`

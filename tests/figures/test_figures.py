@@ -250,7 +250,7 @@ def test_a_tiny_weight_never_reads_as_zero():
     fig = bf.attention_heatmap([[0.996, 0.001, 0.003], [0.0, 0.5, 0.5]], ["a", "b"], ["x", "y", "z"])
     written = {(int(round(t.get_position()[1])), int(round(t.get_position()[0]))): t.get_text()
                for t in _cell_numbers(fig)}
-    assert written[(0, 0)] == "1.00" and written[(0, 1)] == "<0.01" and written[(0, 2)] == "<0.01"
+    assert written[(0, 0)] == ">0.99" and written[(0, 1)] == "<0.01" and written[(0, 2)] == "<0.01"
     assert written[(1, 0)] == "0.00"  # exactly zero, unmasked: written as it is
     assert written[(1, 1)] == "0.50"
 
@@ -313,6 +313,27 @@ def test_probability_values_are_written_on_the_bars():
     written = sorted(t.get_text() for t in _texts(fig) if re.fullmatch(r"[\d.]+", t.get_text()))
     assert "0.250" in written and "0.750" in written
     assert len({_hex(b.get_facecolor()) for b in fig.axes[0].patches}) == 1  # no target: no highlight
+
+
+def test_a_bar_label_never_rounds_onto_zero_or_onto_certainty():
+    """A probability of 4e-5 is not "0.000", and 0.99987 is not "1.000"."""
+    import bookfigures as bf
+
+    fig = bf.probability_bars(["a", "b", "c", "d"], [4e-5, 0.0, 0.3, 0.69996])
+    assert [t.get_text() for t in fig.axes[0].texts] == ["<0.001", "0.000", "0.300", "0.700"]
+    fig = bf.probability_bars(["a", "b"], [0.99987, 0.00013])
+    assert [t.get_text() for t in fig.axes[0].texts] == [">0.999", "<0.001"]
+    pairs = bf.paired_bars(["x", "y"], [0.0048, 0.5], [-0.001, 0.99987], decimals=2, upper=1.0)
+    labels = [t.get_text() for t in pairs.axes[0].texts]
+    assert labels == ["<0.01", ">−0.01", "0.50", ">0.99"]
+
+
+def test_paired_bars_record_a_change_only_when_the_second_series_follows_the_first():
+    import bookfigures as bf
+
+    assert bf.paired_bars(["x"], [1.0], [0.5]).data_table == (["label", "before", "after", "change"], [["x", 1.0, 0.5, -0.5]])
+    side_by_side = bf.paired_bars(["x"], [0.2], [0.3], names=["river", "cheque"], change=False)
+    assert side_by_side.data_table == (["label", "river", "cheque"], [["x", 0.2, 0.3]])
 
 
 def test_before_after_has_a_panel_per_context_and_records_the_change(figures):

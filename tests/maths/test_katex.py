@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -71,6 +72,22 @@ def test_formulas_render_to_katex_with_shared_macros(tmp_path, monkeypatch):
     colors = (site / "assets/katex/colors.css").read_text()
     assert ":root{--katex-color-0:#a04500;}" in colors
     assert '[data-md-color-scheme="slate"]{--katex-color-0:#f08a3c;}' in colors
+
+
+def test_a_labelled_formula_carries_its_id_and_a_link_to_itself(tmp_path, monkeypatch):
+    root = make_site(tmp_path, {"index.md": r"""
+        # Page
+        $$\tag{2.1}\label{eq-scale} \frac{1}{\sqrt{d_k}} < 1$$
+
+        $$x + 1$$
+        """, "other.md": "# Other\n\nSee [the bound](index.md#eq-scale).\n"})
+    # strict: MkDocs checks the link to the formula's id, which the plugin registered
+    html = (build_site(root, monkeypatch, strict=True) / "index.html").read_text()
+    labelled = re.search(r'<div class="numbook-equation" id="eq-scale">(.*?)</div>', html, re.S).group(1)
+    assert 'class="katex-display"' in labelled and '<span class="tag">' in labelled  # KaTeX shows (2.1)
+    assert labelled.endswith('<a class="headerlink" href="#eq-scale" title="Link to this equation">&para;</a>')
+    assert "\\label" not in html.split("<annotation", 1)[0]
+    assert html.count('class="numbook-equation"') == 1  # the unlabelled formula has no id
 
 
 def test_every_bad_formula_of_every_page_stops_the_build(tmp_path, monkeypatch, caplog):

@@ -216,7 +216,7 @@ def test_references_in_generated_markdown_are_filled_and_checked(make_site):
 
     site.page("three.md", GENERATED.replace("[](part1.md)", "[](#nowhere)"))
     message = build_error(site)
-    assert "docs/three.md:6: reference to unknown figure or section id 'nowhere'" in message
+    assert "docs/three.md:6: reference to unknown figure, section or equation id 'nowhere'" in message
 
 
 def test_parse_finds_the_first_title():

@@ -77,6 +77,21 @@ def test_a_part_of_the_book():
     assert c.example == f"Section 2.1, in Part 2. Heads, {url}#p2-first"
 
 
+def test_a_page_names_the_sections_it_holds():
+    edition = edition_from_cff(METADATA, SITE)
+    c = page_citation(edition, "part3c/", "Part 3. Limits", sections=("3.15", "3.21"))
+    assert c.plain.startswith(
+        "Ada Lovelace, Ludwig van Beethoven and The Book Collective (2026). Part 3. Limits, "
+        "sections 3.15\u2013" "3.21. In A Book"
+    )
+    assert re.search(r"^  note\s+= \{Sections 3\.15--3\.21\},$", c.bibtex, re.M), c.bibtex
+    one = page_citation(edition, "part5/", "Part 5. Short", sections=("5.1", "5.1"))
+    assert "Part 5. Short, section 5.1. In " in one.plain
+    assert re.search(r"note\s+= \{Section 5\.1\}", one.bibtex)
+    book = page_citation(edition, "", "Home", whole_book=True, sections=("1.1", "1.2"))
+    assert "section" not in book.plain and "note" not in book.bibtex
+
+
 def test_the_home_page_cites_the_whole_book():
     edition = edition_from_cff(METADATA, SITE)
     c = page_citation(edition, "", "Home", whole_book=True)

@@ -133,8 +133,8 @@ def test_serve_shows_errors_in_the_page_and_keeps_going(make_site, caplog):  # g
     assert '<p class="admonition-title">Error at docs/bad.md:1</p>' in bad
     assert "unknown option &#x27;nonsense&#x27;" in bad
     # In a sentence: a mark, its Markdown characters left alone (no <em> from the underscores).
-    assert ('<code class="numbook-error" id="numbook-problem-2">docs/bad.md:5: reference to unknown figure '
-            "or section id &#x27;nowhere&#95;at&#95;all&#x27;</code>") in bad
+    assert ('<code class="numbook-error" id="numbook-problem-2">docs/bad.md:5: reference to unknown figure, '
+            "section or equation id &#x27;nowhere&#95;at&#95;all&#x27;</code>") in bad
     # A problem with no place in the text (a duplicate heading id) is in the summary only.
     assert "docs/bad.md:9: id &#x27;twice&#x27; is already used on this page, line 7" in bad
     assert "ok page ran" in site.main("ok")

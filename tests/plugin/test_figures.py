@@ -158,7 +158,7 @@ def test_figure_rules(make_site):
     assert "docs/b.md:1: block has figure='fig-two' and must make exactly one figure" in message
     assert "it made 2" in message
     assert "docs/c.md:1: figure id 'fig-two' is already used at docs/b.md:1" in message
-    assert "docs/c.md:5: reference to unknown figure or section id 'fig-nowhere'" in message
+    assert "docs/c.md:5: reference to unknown figure, section or equation id 'fig-nowhere'" in message
 
 
 def test_dark_colors_option(make_site):

@@ -96,6 +96,38 @@ def test_a_part_split_over_pages_numbers_on_in_nav_order(make_site):
     assert ">Section 3.3</a>" in home and ">Part 3</a>" in home
 
 
+def test_labelled_formulas_are_numbered_on_across_a_part_and_referenced(make_site):
+    first = "---\nnumber: 3\n---\n# Part three\n\n$$\\label{eq-a} a = 1$$\n\n$$b = 2$$\n\n$$\\label{eq-c} c = 3$$\n"
+    second = "---\nnumber: 3\n---\n# More of part three\n\n$$\\label{eq-d}\nd = 4\n$$\n\nSee [](#eq-d) and [](part3-zeta.md#eq-c).\n"
+    site = make_site(
+        {"index.md": "# Home\n\n[](part3-alpha.md#eq-d)\n", "part3-zeta.md": first, "part3-alpha.md": second},
+        extensions=[{"pymdownx.arithmatex": {"generic": True}}],
+        nav=["index.md", "part3-zeta.md", "part3-alpha.md"],
+    )
+    site.build()
+    zeta, alpha = site.main("part3-zeta"), site.main("part3-alpha")
+    # the number goes into the TeX (the maths plugin shows it), the label stays for the id
+    assert "\\tag{3.1}\\label{eq-a} a = 1" in zeta and "\\tag{3.2}\\label{eq-c}" in zeta
+    assert "\\[b = 2\\]" in zeta  # the unlabelled formula is not numbered
+    assert "\\tag{3.3}\\label{eq-d}" in alpha
+    assert '<a href="#eq-d">Equation 3.3</a>' in alpha and '<a href="../part3-zeta/#eq-c">Equation 3.2</a>' in alpha
+    assert ">Equation 3.3</a>" in site.main()
+
+
+def test_bad_formula_labels_stop_the_build(make_site):
+    site = make_site({
+        "index.md": "---\nnumber: 1\n---\n# One\n\nA \\label{eq-prose} in prose.\n\n$$\\label{eq-x} x$$\n\n"
+                    "$$\\label{eq-x} y$$\n\n$$\\label{9bad} z$$\n\n$$\\label{eq-u}\\label{eq-v} u$$\n\n"
+                    "[](#eq-nowhere)\n",
+    })
+    message = build_error(site)
+    assert "docs/index.md:6: \\label{eq-prose} outside a $$ … $$ display formula" in message
+    assert "docs/index.md:10: id 'eq-x' is already used by an equation at docs/index.md:8" in message
+    assert "docs/index.md:12: equation id '9bad'" in message
+    assert "docs/index.md:14: \\label{eq-v}: this formula has a label already" in message
+    assert "reference to unknown figure, section or equation id 'eq-nowhere'" in message
+
+
 def test_page_label_option(make_site):
     site = make_site({"part4.md": PART, "index.md": OTHER}, plugin={"page_label": "Chapter"}, extensions=["attr_list"])
     site.build()
@@ -129,7 +161,7 @@ def test_bad_section_references_stop_the_build(make_site):
     )
     message = build_error(site)
     assert "docs/index.md:3: section 'p4-generation' is on docs/part4.md: write [](part4.md#p4-generation)" in message
-    assert "docs/index.md:5: reference to unknown figure or section id 'p4-nowhere'" in message
+    assert "docs/index.md:5: reference to unknown figure, section or equation id 'p4-nowhere'" in message
     assert "docs/index.md:7: empty link to docs/other.md, which has no number" in message
     assert "docs/index.md:7: section 'other-heading' is on docs/other.md, which has no number" in message
     assert "docs/index.md:9: empty link to 'missing.md', which is not a page of the book" in message

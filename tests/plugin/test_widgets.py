@@ -67,6 +67,22 @@ def test_figure_variants_are_files_indexed_for_the_switch(make_site):
     assert figure.group(2).count('alt="A line at 0.25"') == 2  # the default, shown without JavaScript
 
 
+def test_the_gallery_offers_every_other_view_of_a_switched_figure(make_site):
+    site = make_site({"index.md": VARIANTS_PAGE, "figures.md": "# All figures\n"},
+                     plugin={"figure_gallery": "figures.md"})
+    site.build()
+    gallery = site.main("figures")
+    views = re.findall(r"<li><em>([^<]+)</em>(.*?)</li>", gallery, re.S)
+    assert [key for key, _ in views] == ["high"]  # "low" is the figure itself, listed as such
+    assert views[0][1].startswith(": The high line ")  # its own caption
+    downloads = re.findall(r'<a href="([^"]+)" download="([^"]+)">', views[0][1])
+    assert [name for _, name in downloads] == [
+        "fig-level.high.light.svg", "fig-level.high.dark.svg", "fig-level.high.csv"]
+    for url, name in downloads:
+        # relative to the gallery's address, figures/ (also the folder the figures are in)
+        assert url == name and site.site_file(f"figures/{name}").is_file()
+
+
 def test_switch_exports_its_variants_and_shows_the_default_without_script(make_site):
     site = make_site({"index.md": VARIANTS_PAGE})
     site.build()

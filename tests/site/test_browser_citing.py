@@ -83,8 +83,10 @@ def test_gallery_shows_every_figure_and_its_downloads(tab, served_site, built_si
     assert items.count() == figures > 0
     tab.evaluate(LOAD_SHOWN_IMAGES)
     assert tab.evaluate(UNLOADED_IMAGES, ".numbook-gallery img") == []
+    main = tab.evaluate("() => document.querySelectorAll('.numbook-gallery__downloads a[download]').length")
+    assert main == 3 * figures
     downloads = tab.evaluate("() => [...document.querySelectorAll('.numbook-gallery a[download]')].map(a => a.href)")
-    assert len(downloads) == 3 * figures
+    assert len(downloads) > main  # and the other views of figures a switch changes
     for url in downloads:
         response = tab.request.get(url)
         assert response.ok, url
@@ -110,6 +112,7 @@ RECORD_PRINT = """() => addEventListener('beforeprint', () => {
         links: [...document.querySelectorAll('article a[data-print-href]')].map(a => a.dataset.printHref),
     };
 })"""
+SWITCHED_FIGURE_SRC = "() => document.querySelector('#fig-p4-step-losses img').getAttribute('src')"
 CHOSEN_TABS = "() => [...document.querySelectorAll('.tabbed-set')].map(set => [...set.querySelectorAll(':scope > input')].findIndex(i => i.checked))"
 PRINT_MEDIA_FACTS = """() => {
     const hidden = sel => [...document.querySelectorAll(sel)].every(e => !e.checkVisibility());
@@ -141,15 +144,19 @@ def test_a_chapter_prints_cleanly(browser, served_site, scheme):
         page.locator(".tabbed-set").first.locator(".tabbed-labels > label").nth(1).click()
         chosen = page.evaluate(CHOSEN_TABS)
         assert chosen[0] == 1
-        # a widget's control (any form control in the page), moved by the reader
-        page.evaluate("""() => {
-            const input = Object.assign(document.createElement('input'), {type: 'number', id: 'probe'});
-            input.setAttribute('value', '3');  // the value the page was served with
-            input.addEventListener('input', () => { window.heard = (window.heard || []).concat(input.value); });
-            document.querySelector('article').append(input);
-            input.value = '7';
-        }""")
-        page.evaluate(RECORD_PRINT.replace("window.printed = {", "window.printed = {probe: document.getElementById('probe').value,"))
+        # the reader moved the page's learning-rate switch, which swaps a table and a figure
+        switch = page.locator("#widget-p4-lr")
+        served = switch.get_attribute("data-selected")
+        figure_src = SWITCHED_FIGURE_SRC
+        served_src = page.evaluate(figure_src)
+        other = switch.locator(f"input[type=radio]:not([value='{served}'])").first
+        switch.locator("label", has=other).click()
+        moved = other.get_attribute("value")
+        page.wait_for_function(f"() => ({figure_src})() !== {served_src!r}")
+        page.evaluate(RECORD_PRINT.replace(
+            "window.printed = {",
+            f"window.printed = {{switch: document.getElementById('widget-p4-lr').dataset.selected, figure: ({figure_src})(),",
+        ))
 
         pdf = page.pdf(format="A4", print_background=False)  # Chromium's print to PDF
 
@@ -159,15 +166,15 @@ def test_a_chapter_prints_cleanly(browser, served_site, scheme):
         assert printed["scheme"] == "default"  # light colours on paper
         assert printed["lazy"] == 0  # every figure asked for, not only those near the screen
         assert printed["tabs"] == defaults
-        assert printed["probe"] == "3"  # the widget printed in its default state...
-        assert page.evaluate("() => window.heard") == ["3", "7"]  # ...told so, and told again after
-        assert page.evaluate("() => document.getElementById('probe').value") == "7"
+        assert (printed["switch"], printed["figure"]) == (served, served_src)  # the widget as served
         edition = f"{data['url']}{data['version']}/"
         assert printed["links"] and all(u.startswith(("http://", "https://")) for u in printed["links"])
         assert any(u.startswith(edition) and u != edition + CHAPTER.lstrip("/") for u in printed["links"])
         assert not any("127.0.0.1" in u for u in printed["links"])  # the edition's address, not this host's
         # afterwards the reader's screen is as they left it
         assert page.evaluate(CHOSEN_TABS) == chosen
+        assert switch.get_attribute("data-selected") == moved
+        assert page.evaluate(figure_src) != served_src
         assert page.evaluate("() => document.body.getAttribute('data-md-color-scheme')") == scheme
 
         page.emulate_media(media="print")

@@ -3,6 +3,7 @@ and the figure gallery, all from CITATION.cff (read here independently of the pl
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
 from pathlib import Path
@@ -64,6 +65,15 @@ def test_a_numbered_part_is_cited_by_its_number_and_title(built_site: Path):
     assert example == f"Section 2.1, in Part 2. One attention head with chosen weights, {edition_url()}part2-one-head/#p2-two-sentences"
 
 
+def test_each_page_of_a_part_is_cited_with_the_sections_it_holds(built_site: Path):
+    """Part 3 spans three pages: each citation names its own range of section numbers."""
+    for path in ("/part3-learning/", "/part3-decoder/", "/part3-context/"):
+        page = html_of(built_site, path)
+        numbers = re.findall(r'<h2 id="[^"]+">(3\.\d+) ', page)
+        plain = unescape(re.search(r'<code class="numbook-cite-text"[^>]*>(.*?)</code>', page, re.S).group(1))
+        assert f", sections {numbers[0]}\u2013{numbers[-1]}. In " in plain, (path, numbers, plain)
+
+
 def figures_of(site: Path) -> dict[str, tuple[str, str, str]]:
     """{figure id: (page path, label, caption)} read from the pages themselves."""
     found = {}
@@ -91,7 +101,7 @@ def test_every_figure_links_to_itself_and_says_how_to_cite_it(built_site: Path):
 def test_the_gallery_lists_every_figure_of_the_book(built_site: Path):
     figures = figures_of(built_site)
     gallery = html_of(built_site, "/figures/")
-    items = re.findall(r'<li class="numbook-gallery__item">(.*?)</li>', gallery, re.S)
+    items = re.findall(r'<li class="numbook-gallery__item">(.*?)</figure></li>', gallery, re.S)
     listed = {}
     for item in items:
         href, label, caption = re.search(r'<p class="numbook-gallery__caption"><a href="([^"]+)">([^<]+)</a>: (.*?)</p>', item, re.S).groups()
@@ -100,6 +110,15 @@ def test_the_gallery_lists_every_figure_of_the_book(built_site: Path):
         for kind in (".light.svg", ".dark.svg", ".csv"):
             download = re.search(rf'<a href="([^"]*{re.escape(fid + kind)})" download=', item).group(1)
             assert (built_site / "figures" / download).resolve().is_file(), download
+        # a figure a switch changes: every other view it can show, with its files
+        index = built_site / "figures" / f"{fid}.variants.json"
+        views = json.loads(index.read_text()) if index.exists() else {}
+        offered = re.findall(r'<li><em>([^<]+)</em>.*?</li>', item, re.S)
+        assert sorted(offered) == sorted(k for k, v in views.items() if not v["light"].startswith(fid + ".light")), fid
+        for key in offered:
+            for kind in (".light.svg", ".dark.svg", ".csv"):
+                download = re.search(rf'<a href="([^"]*{re.escape(f"{fid}.{key}{kind}")})" download=', item).group(1)
+                assert (built_site / "figures" / download).resolve().is_file(), download
     assert listed == figures
     # in the order of the book: the part numbers never go back (a page with its own
     # figure_prefix, such as the one-page lesson's "Figure L.1", stands outside the parts)

@@ -170,6 +170,26 @@ def test_one_page_scores_follow_the_engine_as_the_reader_types(phone, built_site
     assert no_serious_violations(phone) == []
 
 
+def test_the_guides_softmax_follows_the_engine_as_the_reader_types(phone, built_site: Path):
+    """The example widget of "How this book is built" is a real one: typed into, it keeps to the engine."""
+    data = json.loads((built_site / "data" / "softmax-scores.json").read_text())
+    open_widgets(phone, "/how-this-book-is-built/")
+    widget = phone.locator("#widget-softmax-scores")
+    inputs = widget.locator("input[type=number]")
+    assert [float(inputs.nth(k).input_value()) for k in range(3)] == data["inputs"]
+    for scores in [tuple(data["inputs"]), *SCORE_INPUTS]:
+        for k, score in enumerate(scores):
+            inputs.nth(k).focus()
+            phone.keyboard.press("Control+A")
+            phone.keyboard.type(str(score))
+        x = np.asarray(scores, dtype=float)
+        weights = softmax(x)  # the engine
+        shown = compare_compute(widget, "guide's softmax", scores,
+                                {"exp(score − max)": np.exp(x - x.max()), "weight": weights}, data["decimals"])
+        assert abs(sum(v for _, v in shown["weight"]) - 1.0) <= 1e-12
+    page_fits(phone)
+
+
 # --- Part 2: the sentence switch, the score notes --------------------------------------------
 
 
@@ -203,7 +223,10 @@ def check_part2(page, key: str, out: dict, files: dict, site: Path) -> None:
         want = [a[j], *V[j], *(a[j] * V[j])]
         for text, w in zip(update[j][1:], want, strict=True):
             shown_matches("Part 2 bank update", text, w, 3)
-    for text, w in zip(update[b + 1][-2:], out["message"][b]):
+    total, *blank, h1, h2 = update[b + 1][1:]
+    shown_matches("Part 2 bank update: weight sum", total, a.sum(), 3)
+    assert blank == ["", ""]
+    for text, w in zip((h1, h2), out["message"][b], strict=True):
         shown_matches("Part 2 bank update", text, w, 3)
     # the heatmap: image, alt text, caption and the data behind it follow the choice
     figure = page.locator("#fig-p2-attn")
@@ -218,6 +241,8 @@ def check_part2(page, key: str, out: dict, files: dict, site: Path) -> None:
     j = out["tokens"].index(key)
     alt = figure.locator("img").first.get_attribute("alt")
     shown_matches("Part 2 heatmap alt text", alt.rsplit("gives it ", 1)[1].rstrip("."), out["weights"][b, j], 2)
+    shown_matches("Part 2 heatmap alt text", re.search(r"Row 1 gives weight (\S+) to itself", alt).group(1),
+                  out["weights"][0, 0], 2)
     data_rows = table_cells(page.locator("#fig-p2-attn + details table"))
     for i, row in enumerate(data_rows):
         for jj, text in enumerate(row[1:]):
@@ -228,6 +253,20 @@ def check_part2(page, key: str, out: dict, files: dict, site: Path) -> None:
     assert f"after the {key} sentence" in bars and f"belongs to {onehead.VOCAB[top]}" in bars
     shown_matches("Part 2 prediction alt text", NUMBER.search(bars.split("probability ", 1)[1]).group(),
                   out["probs"][0, top], 3)
+    shown_matches("Part 2 prediction alt text", NUMBER.search(bars.split("logit ", 1)[1]).group(),
+                  out["logits"][0, top], 2)
+    order = np.argsort(-out["probs"][0])
+    runners_up = ", ".join(onehead.VOCAB[i] for i in order[1:4])
+    assert f"Next come {runners_up}, from " in bars, bars
+    high, low = numbers(bars.split("Next come", 1)[1])
+    shown_matches("Part 2 prediction alt text", f"{high}", out["probs"][0, order[1]], 3)
+    shown_matches("Part 2 prediction alt text", f"{low}", out["probs"][0, order[3]], 3)
+    # the data behind the bars: every logit and probability of the vocabulary
+    prediction_rows = table_cells(page.locator("#fig-p2-next-token + details table"))
+    assert [r[0] for r in prediction_rows] == list(onehead.VOCAB)
+    for row, logit, p in zip(prediction_rows, out["logits"][0], out["probs"][0], strict=True):
+        shown_matches("Part 2 prediction data", row[1], logit, 3)
+        shown_matches("Part 2 prediction data", row[2], p, 3)
 
 
 def test_part2_sentence_switch_moves_every_linked_view_and_explains_each_score(phone, sentences, built_site):
@@ -314,6 +353,12 @@ def test_part4_learning_rate_presets_switch_table_and_figure(phone, built_site: 
             shown_matches("Part 4 learning-rate figure alt text", f"{v:.4f}", w, 4)
         src = phone.locator("#fig-p4-step-losses img").first.get_attribute("src")
         assert src.endswith("/" + files[key]["light"] + "#only-light"), src
+        # the data behind the figure: each position's loss and the mean, before and after
+        figure_rows = table_cells(phone.locator("#fig-p4-step-losses + details table"))
+        assert len(figure_rows) == len(expected)
+        for row, want in zip(figure_rows, expected):
+            for text, w in zip(row[2:], want, strict=True):  # before, after, change
+                shown_matches("Part 4 learning-rate figure data", text, w, 3)
     page_fits(phone)
     assert no_serious_violations(phone) == []
 

@@ -54,7 +54,7 @@ def fresh_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv = home / "venv"
     # pip (--seed) because the install cell uses %pip, as JupyterLab, VS Code and Colab provide it;
     # NumPy and ipykernel at the versions the book is tested with, so uv's cache has them.
-    uv("venv", "--quiet", "--seed", "--python", sys.executable, str(venv))
+    uv("venv", "--quiet", "--clear", "--seed", "--python", sys.executable, str(venv))  # --clear: a failed --offline try may leave one
     python = venv / "bin" / "python"
     pins = [f"{name}=={importlib.metadata.version(name)}" for name in ("numpy", "ipykernel")]
     uv("pip", "install", "--quiet", "--python", str(python), *pins)

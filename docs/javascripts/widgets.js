@@ -144,7 +144,9 @@
     // Synchronous from here on when the index was loaded before (print's return to the default).
     const variant = variantIndexes.get(url)[key];
     if (!variant) throw new Error(`figure ${id} has no variant ${key}`);
-    const file = (name) => new URL(name, absolute).href;
+    // Beside the index, written as the page writes it (relative): a printout resolves links
+    // against the edition's permanent address, not the host the page was read on.
+    const file = (name) => url.replace(/[^/]*$/, "") + name;
     for (const img of figure.querySelectorAll("img")) {
       const dark = img.getAttribute("src").endsWith("#only-dark");
       img.src = file(dark ? variant.dark : variant.light) + (dark ? "#only-dark" : "#only-light");

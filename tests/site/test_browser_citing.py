@@ -112,7 +112,7 @@ RECORD_PRINT = """() => addEventListener('beforeprint', () => {
         links: [...document.querySelectorAll('article a[data-print-href]')].map(a => a.dataset.printHref),
     };
 })"""
-SWITCHED_FIGURE_SRC = "() => document.querySelector('#fig-p4-step-losses img').getAttribute('src')"
+SWITCHED_FIGURE_SRC = "() => document.querySelector('#fig-p4-step-losses img').src"  # absolute
 CHOSEN_TABS = "() => [...document.querySelectorAll('.tabbed-set')].map(set => [...set.querySelectorAll(':scope > input')].findIndex(i => i.checked))"
 PRINT_MEDIA_FACTS = """() => {
     const hidden = sel => [...document.querySelectorAll(sel)].every(e => !e.checkVisibility());
@@ -150,8 +150,9 @@ def test_a_chapter_prints_cleanly(browser, served_site, scheme):
         figure_src = SWITCHED_FIGURE_SRC
         served_src = page.evaluate(figure_src)
         other = switch.locator(f"input[type=radio]:not([value='{served}'])").first
-        switch.locator("label", has=other).click()
         moved = other.get_attribute("value")
+        other.focus()
+        page.keyboard.press("Space")  # the reader picks another rate
         page.wait_for_function(f"() => ({figure_src})() !== {served_src!r}")
         page.evaluate(RECORD_PRINT.replace(
             "window.printed = {",

@@ -148,13 +148,10 @@ class Book:
                 figure_prefix=None if prefix is None else str(prefix),
             )
         numbered = {k: (p.number, p.parsed) for k, p in self.pages.items()}
-        self.figures, dup_errors = number_figures(
-            {k: (p.figure_prefix or p.number, p.parsed) for k, p in self.pages.items()}, self.display
-        )
+        prefixed = {k: (p.figure_prefix or p.number, p.parsed) for k, p in self.pages.items()}  # figures, equations
+        self.figures, dup_errors = number_figures(prefixed, self.display)
         sections, section_errors = number_sections(numbered, self.figures, self.display)
-        equations, equation_errors = number_equations(
-            {k: (p.figure_prefix or p.number, p.parsed) for k, p in self.pages.items()}, self.figures, self.display
-        )
+        equations, equation_errors = number_equations(prefixed, self.figures, self.display)
         self.first_section = first_sections(numbered)
         self.labels = Labels(
             self.figures, sections, {k: p.number for k, p in self.pages.items()}, s.page_label,

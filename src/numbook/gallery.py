@@ -144,10 +144,7 @@ def gallery_html(
             f'<figcaption><p class="numbook-gallery__caption"><a href="{html.escape(page_url)}#{fid}">'
             f"{html.escape(e.label)}</a>: {escape_text(e.caption)}</p>\n"
             f'<p class="numbook-gallery__where">In {where_html}</p>\n'
-            f'<p class="numbook-gallery__downloads">Download: '
-            f'<a href="{light}" download="{fid}.light.svg">SVG, light</a> · '
-            f'<a href="{dark}" download="{fid}.dark.svg">SVG, dark</a> · '
-            f'<a href="{data}" download="{fid}.csv">data, CSV</a></p>\n'
+            f'<p class="numbook-gallery__downloads">Download: {_downloads(fid, light, dark, data)}</p>\n'
             + _views_html(e, url_for)
             + "</figcaption>\n</figure></li>"
         )
@@ -163,13 +160,17 @@ def _views_html(entry: FigureEntry, url_for: Callable[[str], str]) -> str:
         name = html.escape(f"{entry.fig_id}.{v.key}")
         light, dark, data = (html.escape(url_for(u)) for u in (v.light, v.dark, v.data))
         caption = f": {escape_text(v.caption)}" if v.caption else ""
-        items.append(
-            f"<li><em>{html.escape(v.key)}</em>{caption} "
-            f'<a href="{light}" download="{name}.light.svg">SVG, light</a> · '
-            f'<a href="{dark}" download="{name}.dark.svg">SVG, dark</a> · '
-            f'<a href="{data}" download="{name}.csv">data, CSV</a></li>'
-        )
+        items.append(f"<li><em>{html.escape(v.key)}</em>{caption} {_downloads(name, light, dark, data)}</li>")
     return (
         '<p class="numbook-gallery__views">Other views, which the switch on its page shows:</p>\n'
         '<ul class="numbook-gallery__views">' + "".join(items) + "</ul>\n"
+    )
+
+
+def _downloads(name: str, light: str, dark: str, data: str) -> str:
+    """The three download links of one figure or view (``name`` and URLs already escaped)."""
+    return (
+        f'<a href="{light}" download="{name}.light.svg">SVG, light</a> · '
+        f'<a href="{dark}" download="{name}.dark.svg">SVG, dark</a> · '
+        f'<a href="{data}" download="{name}.csv">data, CSV</a>'
     )

@@ -278,34 +278,12 @@ def parse_page(text: str, path: str, line_offset: int = 0) -> ParsedPage:
         else:
             paragraphs.append([k])
     inline: list[InlineCell] = []
+    line_at = lambda off: line_offset + _line_of(offsets, off) + 1  # noqa: E731
     for para in paragraphs:
         start = offsets[para[0]]
         chunk = text[start : offsets[para[-1] + 1]]
-        _scan_inline(chunk, start, lambda off: line_offset + _line_of(offsets, off) + 1, path, page, inline)
-
-    # Equation labels: \label{id} in a $$ … $$ display formula of a paragraph.
-    for para in paragraphs:
-        start = offsets[para[0]]
-        chunk = text[start : offsets[para[-1] + 1]]
-        spans = [m.span() for m in _CODE_SPAN.finditer(chunk)]
-        labelled: set[int] = set()  # the paragraph's formulas that have a label
-        for m in _LABEL.finditer(chunk):
-            if any(a <= m.start() < b for a, b in spans):
-                continue
-            line = line_offset + _line_of(offsets, start + m.start()) + 1
-            opened = chunk.count("$$", 0, m.start())
-            if opened % 2 == 0:
-                page.errors.append(CellError(path, line, f"{m.group(0)} outside a $$ … $$ display formula"))
-            elif opened in labelled:
-                page.errors.append(CellError(path, line, f"{m.group(0)}: this formula has a label already"))
-            elif not _ID.match(m.group("id")):
-                page.errors.append(
-                    CellError(path, line, f"equation id {m.group('id')!r}: start with a letter, then letters, "
-                              "digits, '-', '_', '.' or ':'")
-                )
-            else:
-                labelled.add(opened)
-                page.equations.append(EquationLabel(m.group("id"), line, start + m.start(), start + m.end()))
+        _scan_inline(chunk, start, line_at, path, page, inline)
+        _scan_labels(chunk, start, line_at, path, page)
 
     # Merge blocks and inline cells into one document-ordered sequence.
     cells = sorted([*page.cells, *inline], key=lambda c: c.start)
@@ -378,6 +356,29 @@ def _scan_inline(
                 i = m.end()
                 continue
         i += 1
+
+
+def _scan_labels(chunk: str, base: int, line_at: Callable[[int], int], path: str, page: ParsedPage) -> None:
+    """Equation labels: ``\\label{id}`` in a ``$$ … $$`` display formula of one paragraph."""
+    spans = [m.span() for m in _CODE_SPAN.finditer(chunk)]
+    labelled: set[int] = set()  # the paragraph's formulas that have a label
+    for m in _LABEL.finditer(chunk):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        line = line_at(base + m.start())
+        opened = chunk.count("$$", 0, m.start())
+        if opened % 2 == 0:
+            page.errors.append(CellError(path, line, f"{m.group(0)} outside a $$ … $$ display formula"))
+        elif opened in labelled:
+            page.errors.append(CellError(path, line, f"{m.group(0)}: this formula has a label already"))
+        elif not _ID.match(m.group("id")):
+            page.errors.append(
+                CellError(path, line, f"equation id {m.group('id')!r}: start with a letter, then letters, "
+                          "digits, '-', '_', '.' or ':'")
+            )
+        else:
+            labelled.add(opened)
+            page.equations.append(EquationLabel(m.group("id"), line, base + m.start(), base + m.end()))
 
 
 def _find_run(chunk: str, start: int, run: int) -> int:

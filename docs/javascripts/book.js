@@ -34,10 +34,13 @@ document$.subscribe(() => {
 window.addEventListener("resize", nameScrollBoxes, { passive: true });
 // a box far from the screen is not laid out (content-visibility: auto, book.css) until it
 // comes near: measure it again then, and only it
-document.addEventListener("contentvisibilityautostatechange", (event) => {
-  const shown = event.target;
+function nameScrollBoxesIn(shown) {
   for (const [selector, what] of SCROLL_BOXES) {
     const boxes = shown.matches(selector) ? [shown] : shown.querySelectorAll(selector);
     boxes.forEach((box) => nameScrollBox(box, selector, what));
   }
-}, { capture: true, passive: true });
+}
+document.addEventListener("contentvisibilityautostatechange", (event) => nameScrollBoxesIn(event.target),
+  { capture: true, passive: true });
+// a fold's content is put in the page only when it is opened (numbook-lean)
+document.addEventListener("numbook:unfold", (event) => nameScrollBoxesIn(event.target));

@@ -160,8 +160,10 @@
     }
     const caption = figure.querySelector(".numbook-caption");
     if (caption) caption.textContent = variant.caption;
-    const data = figure.nextElementSibling;
-    if (data && data.classList.contains("numbook-data")) {
+    const details = figure.nextElementSibling;
+    if (details && details.classList.contains("numbook-data")) {
+      // a fold not opened yet keeps its content in a template (numbook-lean): change it there
+      const data = details.querySelector(":scope > template[data-numbook-fold]")?.content ?? details;
       const table = data.querySelector("table");
       table.replaceChildren();
       tableHead(table, variant.header, variant.header.map(() => "left"));

@@ -30,7 +30,8 @@ log = logging.getLogger("mkdocs.plugins.numbook")
 
 FORMAT_VERSION = 1
 _PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
-_NOT_PLUGIN = {"katex.py"}  # the lead's maths plugin lives in this package but shapes no output of ours
+# plugins that live in this package but shape no output of a block: editing them re-runs nothing
+_NOT_PLUGIN = {"katex.py", "lean.py"}
 
 
 def _version(dist: str) -> str:

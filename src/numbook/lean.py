@@ -15,6 +15,15 @@ with ``content-visibility`` can be drawn for a frame at its guessed height while
 loads; for a table, whose height no guess comes near, that shifts the text below it, which
 is harmless off screen but a visible jump (and a layout shift) on the first screen.
 
+Folded ``<details>`` of the classes in ``fold_classes`` keep their content in a
+``<template>`` until the reader opens one (or prints the page): a chapter with sixty folded
+checks and data tables otherwise builds, styles and lays out thousands of elements nobody
+has asked to see, and that work is most of what keeps its first screen from answering
+(benchmarks/lighthouse.py). The summary stays in the page as it was; the page's script
+(``lean.js``, added to the site) puts a fold's content in place when it is opened, before
+printing, and when the address names something inside it. The text stays in the HTML, so
+the site's search finds it; a browser's find-in-page sees it once the fold is open.
+
 With Material's ``content.lazy`` feature, Material makes a scrolling code block reachable by
 keyboard (``tabindex``) only once the block comes near the screen; ``focusable_code`` gives
 every ``<pre><code>`` its ``tabindex="0"`` in the page itself, so none is ever out of reach.
@@ -26,10 +35,12 @@ that write code blocks and tables (list it last in ``mkdocs.yml``).
 from __future__ import annotations
 
 import re
+from importlib import resources
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
 
 _PRE = re.compile(r"<pre\b.*?</pre\s*>", re.S | re.I)
 _CODE_IN_PRE = re.compile(r"(<pre\b[^>]*>(?:<span></span>)?)<code(?![^>]*\btabindex=)")
@@ -45,6 +56,12 @@ class LeanConfig(base.Config):
     """Give each ``<pre><code>`` a ``tabindex="0"`` (for Material's ``content.lazy``)."""
     first_screen_chars = c.Type(int, default=2500)
     """Characters of text that surely fill a phone's first screen."""
+    defer_scripts = c.Type(bool, default=False)
+    """Load the scripts at the end of the page (the theme's and ``extra_javascript``) with ``defer``."""
+    fold_classes = c.ListOfItems(c.Type(str), default=[])
+    """Classes of ``<details>`` whose content waits in a ``<template>`` until the reader opens one."""
+    script = c.Type(str, default="assets/numbook/lean.js")
+    """Where the script that opens folds goes in the site (added only with ``fold_classes``)."""
 
 
 def unwrap_plain_tokens(html_text: str, classes: list[str]) -> str:
@@ -81,8 +98,99 @@ def wrap_tables(html_text: str, css_class: str, after: int = 0) -> str:
     return _PLAIN_TABLE.sub(wrap, html_text)
 
 
+_SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.S | re.I)
+_JS_TYPES = {"", "text/javascript", "application/javascript", "module"}
+
+
+def defer_scripts(html_text: str) -> str:
+    """Give ``defer`` to the external classic scripts after the page's last inline one.
+
+    They keep their order and still run before ``DOMContentLoaded``, but no longer hold up
+    the first paint: a browser that has parsed a long page before its first frame would
+    otherwise fetch and run them first. Scripts before an inline one are left alone (it
+    may use what they define), and so are ``async``, ``defer`` and module scripts.
+    """
+    scripts = list(_SCRIPT.finditer(html_text))
+
+    def kind(attrs: str) -> str:
+        found = re.search(r'\btype="([^"]*)"', attrs)
+        return found.group(1).strip().lower() if found else ""
+
+    inline = [m for m in scripts if "src=" not in m.group(1) and kind(m.group(1)) in _JS_TYPES and m.group(2).strip()]
+    after = inline[-1].end() if inline else 0
+    out, pos = [], 0
+    for m in scripts:
+        attrs = m.group(1)
+        if m.start() < after or "src=" not in attrs or kind(attrs) not in {"", "text/javascript", "application/javascript"}:
+            continue
+        if re.search(r"\b(?:defer|async)\b", re.sub(r'"[^"]*"', '""', attrs)):
+            continue
+        out.append(html_text[pos : m.start()] + f"<script{attrs} defer>")
+        pos = m.start() + len("<script") + len(attrs) + 1
+    out.append(html_text[pos:])
+    return "".join(out)
+
+
+FOLD_ATTRIBUTE = "data-numbook-fold"
+_DETAILS_TAG = re.compile(r"<(/?)details\b[^>]*>", re.I)
+_OPEN = re.compile(r"\sopen(?=[\s=/>])", re.I)
+_SUMMARY_END = re.compile(r"</summary\s*>", re.I)
+
+
+def _theme_table_box(table: re.Match) -> str:
+    # Material puts each plain table in this box (a sideways scroller) when the page loads;
+    # a held table is not in the page then, so it comes with the same box already.
+    return f'<div class="md-typeset__scrollwrap"><div class="md-typeset__table">{table.group(0)}</div></div>'
+
+
+def fold_details(html_text: str, classes: list[str]) -> str:
+    """Put the content (after the summary) of each closed ``<details>`` of one of ``classes``
+    in a ``<template data-numbook-fold>``; open ones and ones with an ``id`` inside stay."""
+    if not classes:
+        return html_text
+    wanted = set(classes)
+    out, pos = [], 0
+    stack: list[tuple[int, bool]] = []  # (where its content starts, fold it)
+    for tag in _DETAILS_TAG.finditer(html_text):
+        if not tag.group(1):
+            attrs = tag.group(0)
+            names = re.search(r'\bclass="([^"]*)"', attrs)
+            fold = bool(names and wanted & set(names.group(1).split())) and not _OPEN.search(re.sub(r'"[^"]*"', '""', attrs))
+            stack.append((tag.end(), fold))
+            continue
+        if not stack:
+            continue
+        start, fold = stack.pop()
+        if not fold or any(outer for _, outer in stack):
+            continue  # an enclosing fold takes this one with it
+        summary = _SUMMARY_END.search(html_text, start, tag.start())
+        if summary is None:
+            continue
+        body_start = summary.end()
+        body = html_text[body_start : tag.start()]
+        if not body.strip() or re.search(r'\bid="', body) or "<template" in body:
+            continue  # nothing to hold back, or an anchor a link may need at once
+        out.append(html_text[pos:body_start])
+        out.append(f"<template {FOLD_ATTRIBUTE}>{_PLAIN_TABLE.sub(_theme_table_box, body)}</template>")
+        pos = tag.start()
+    out.append(html_text[pos:])
+    return "".join(out)
+
+
 class LeanPlugin(BasePlugin[LeanConfig]):
-    """Remove markup that changes nothing the reader sees; give tables a steady box."""
+    """Remove markup that changes nothing the reader sees; give tables a steady box; hold
+    back the content of folds until they are opened."""
+
+    def on_config(self, config):
+        if self.config.fold_classes and self.config.script not in config.extra_javascript:
+            config.extra_javascript.append(self.config.script)
+        return config
+
+    def on_files(self, files: Files, *, config) -> Files:
+        if self.config.fold_classes:
+            script = resources.files("numbook").joinpath("lean.js").read_text(encoding="utf-8")
+            files.append(File.generated(config, self.config.script, content=script))
+        return files
 
     def on_page_content(self, html_text: str, *, page, config, files) -> str:
         html_text = unwrap_plain_tokens(html_text, self.config.plain_classes)
@@ -90,4 +198,7 @@ class LeanPlugin(BasePlugin[LeanConfig]):
             html_text = _CODE_IN_PRE.sub(r'\1<code tabindex="0"', html_text)
         if self.config.table_class:
             html_text = wrap_tables(html_text, self.config.table_class, self.config.first_screen_chars)
-        return html_text
+        return fold_details(html_text, self.config.fold_classes)
+
+    def on_post_page(self, output: str, *, page, config) -> str:
+        return defer_scripts(output) if self.config.defer_scripts else output

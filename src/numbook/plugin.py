@@ -30,7 +30,6 @@ from .config import NumbookConfig
 from .errors import format_errors
 from .figures import DEFAULT_DARK_COLORS
 from .gallery import figure_entries, gallery_html
-from .pool import default_workers
 from .preview import log_shown_on_page
 from .render import RenderOptions
 
@@ -153,7 +152,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             root=root,
             docs_dir=config.docs_dir,
             cache_dir=os.path.join(root, self.config.cache_dir),
-            workers=self.config.workers or default_workers(),
+            workers=self.config.workers or os.cpu_count() or 1,  # (numbook.pool loads only if a page runs)
             timeout=float(self.config.timeout),
             decimals=self.config.decimals,
             watch=tuple(self.config.watch),

@@ -165,7 +165,3 @@ def _run_pages(jobs: Sequence[PageJob], workers: int) -> dict[str, PageRun]:
                 running.remove(r)
                 r.conn.close()
     return results
-
-
-def default_workers() -> int:
-    return os.cpu_count() or 1

@@ -72,3 +72,53 @@ def test_focusable_code_gives_every_code_block_a_tab_stop_once():
     out = plugin.on_page_content(page, page=None, config=None, files=None)
     assert out.count('<code tabindex="0">') == 2  # both blocks, the second not twice
     assert "<p><code>inline</code></p>" in out  # inline code is no tab stop
+
+
+def test_folds_hold_their_content_in_a_template_and_keep_summary_text_and_order():
+    from numbook.lean import fold_details
+
+    check = '<details class="numbook-check">\n<summary>claim</summary>\n<pre><code>assert x</code></pre>\n</details>'
+    data = '<details class="numbook-data"><summary>data</summary><table><tr><td>1</td></tr></table></details>'
+    other = '<details class="note"><summary>n</summary><p>kept</p></details>'
+    opened = '<details class="numbook-check" open><summary>o</summary><p>shown</p></details>'
+    anchored = '<details class="numbook-check"><summary>a</summary><p id="target">linked</p></details>'
+    page = "<p>x</p>" + check + data + other + opened + anchored
+    out = fold_details(page, ["numbook-check", "numbook-data"])
+    # same text in the same order: only <template> tags were added
+    assert parse(out).parts == parse(page).parts
+    assert out.count("<template data-numbook-fold>") == 2
+    assert '<summary>claim</summary><template data-numbook-fold>\n<pre><code>assert x</code></pre>\n</template></details>' in out
+    # a held table comes in the box the theme gives the page's tables when it loads
+    assert ('<summary>data</summary><template data-numbook-fold><div class="md-typeset__scrollwrap">'
+            '<div class="md-typeset__table"><table><tr><td>1</td></tr></table></div></div></template>') in out
+    # other classes, open folds and folds with an anchor inside stay as they were
+    assert out.endswith(other + opened + anchored)
+
+
+def test_a_fold_inside_a_fold_goes_with_the_outer_one():
+    from numbook.lean import fold_details
+
+    inner = '<details class="f"><summary>i</summary><p>deep</p></details>'
+    page = f'<details class="f"><summary>o</summary><p>a</p>{inner}</details><p>after</p>'
+    out = fold_details(page, ["f"])
+    assert out == f'<details class="f"><summary>o</summary><template data-numbook-fold><p>a</p>{inner}</template></details><p>after</p>'
+    assert fold_details(page, []) == page
+
+
+def test_scripts_after_the_last_inline_script_are_deferred_in_order():
+    from numbook.lean import defer_scripts
+
+    page = (
+        '<head><script src="early.js"></script><script>var inline = 1;</script></head><body>'
+        '<script id="__config" type="application/json">{"a": 1}</script>'
+        '<script src="bundle.js"></script><script src="own.js" async></script>'
+        '<script type="module" src="m.js"></script><script src="x.js" defer></script><script src="last.js"></script></body>'
+    )
+    out = defer_scripts(page)
+    assert '<script src="early.js"></script>' in out  # an inline script after it may need it
+    assert '<script src="bundle.js" defer></script>' in out and '<script src="last.js" defer></script>' in out
+    assert out.index("bundle.js") < out.index("last.js")
+    for kept in ('<script src="own.js" async>', '<script type="module" src="m.js">', '<script src="x.js" defer>',
+                 '<script id="__config" type="application/json">'):
+        assert kept in out
+    assert out.count(" defer") == 3

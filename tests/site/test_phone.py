@@ -149,6 +149,35 @@ def test_checks_fold_to_a_small_mark_that_opens(phone, served_site):
     assert phone.locator("details.numbook-check").first.locator("code").first.is_visible()
 
 
+FOLDS = """() => ({
+    held: document.querySelectorAll('template[data-numbook-fold]').length,
+    elements: document.querySelectorAll('*').length,
+})"""
+
+
+def test_folds_are_built_into_the_page_when_opened_by_keyboard_or_printed(phone, served_site, built_site):
+    html_text = (built_site / "part3-decoder" / "index.html").read_text(encoding="utf-8")
+    phone.goto(served_site + "/part3-decoder/", wait_until="networkidle")
+    before = phone.evaluate(FOLDS)
+    # every check and every figure's data waits in a template, with its text in the HTML
+    assert before["held"] == html_text.count("<template data-numbook-fold>")
+    assert before["held"] >= phone.locator("details.numbook-check").count() > 20
+    check = phone.locator("details.numbook-check").first
+    assert check.locator("code").count() == 0
+    check.locator("summary").focus()
+    phone.keyboard.press("Enter")
+    assert check.evaluate("d => d.open") and check.locator("code").first.is_visible()
+    data = phone.locator("details.numbook-data").first
+    data.locator("summary").click()
+    assert data.locator("table tbody tr").count() > 0 and data.locator("a[download]").is_visible()
+    assert phone.evaluate(FOLDS)["held"] == before["held"] - 2
+    # before printing, every fold is put in place (Material opens them all for paper)
+    phone.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")
+    after = phone.evaluate(FOLDS)
+    assert after["held"] == 0 and after["elements"] > before["elements"] + 1000
+    assert phone.locator("details.numbook-check code").count() == phone.locator("details.numbook-check").count()
+
+
 # How far the title's permalink mark (¶, shown on hover) reaches below the title's last line
 # of text: a mark wrapped onto a line of its own leaves an empty line under the title.
 TITLE_MARK_OVERHANG = """async () => {

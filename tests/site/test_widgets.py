@@ -200,6 +200,15 @@ def sentences():
             "cheque": onehead.forward(params, onehead.encode(onehead.CHEQUE_SENTENCE))}
 
 
+def data_table(page, figure_id: str):
+    """The table of the data behind a figure, its fold opened as a reader opens it (until
+    then numbook-lean keeps the table out of the page, and a switch changes it there)."""
+    details = page.locator(f"#{figure_id} + details")
+    if not details.evaluate("d => d.open"):
+        details.locator("summary").press("Enter")  # by keyboard: the pointer stays off the widgets
+    return details.locator("table")
+
+
 def table_cells(table) -> list[list[str]]:
     return table.evaluate("t => [...t.tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent))")
 
@@ -243,7 +252,7 @@ def check_part2(page, key: str, out: dict, files: dict, site: Path) -> None:
     shown_matches("Part 2 heatmap alt text", alt.rsplit("gives it ", 1)[1].rstrip("."), out["weights"][b, j], 2)
     shown_matches("Part 2 heatmap alt text", re.search(r"Row 1 gives weight (\S+) to itself", alt).group(1),
                   out["weights"][0, 0], 2)
-    data_rows = table_cells(page.locator("#fig-p2-attn + details table"))
+    data_rows = table_cells(data_table(page, "fig-p2-attn"))
     for i, row in enumerate(data_rows):
         for jj, text in enumerate(row[1:]):
             if out["mask"][i, jj]:
@@ -262,7 +271,7 @@ def check_part2(page, key: str, out: dict, files: dict, site: Path) -> None:
     shown_matches("Part 2 prediction alt text", f"{high}", out["probs"][0, order[1]], 3)
     shown_matches("Part 2 prediction alt text", f"{low}", out["probs"][0, order[3]], 3)
     # the data behind the bars: every logit and probability of the vocabulary
-    prediction_rows = table_cells(page.locator("#fig-p2-next-token + details table"))
+    prediction_rows = table_cells(data_table(page, "fig-p2-next-token"))
     assert [r[0] for r in prediction_rows] == list(onehead.VOCAB)
     for row, logit, p in zip(prediction_rows, out["logits"][0], out["probs"][0], strict=True):
         shown_matches("Part 2 prediction data", row[1], logit, 3)
@@ -354,7 +363,7 @@ def test_part4_learning_rate_presets_switch_table_and_figure(phone, built_site: 
         src = phone.locator("#fig-p4-step-losses img").first.get_attribute("src")
         assert src.endswith("/" + files[key]["light"] + "#only-light"), src
         # the data behind the figure: each position's loss and the mean, before and after
-        figure_rows = table_cells(phone.locator("#fig-p4-step-losses + details table"))
+        figure_rows = table_cells(data_table(phone, "fig-p4-step-losses"))
         assert len(figure_rows) == len(expected)
         for row, want in zip(figure_rows, expected):
             for text, w in zip(row[2:], want, strict=True):  # before, after, change

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .cells import Heading
-from .figures import variant_stem
+from .figures import display_size, variant_stem
 from .format import escape_text
 from .numbering import section_prefix
 from .render import _plain, figures_dir
@@ -49,6 +49,7 @@ class FigureEntry:
     dark: str  # src_uri of the dark SVG
     data: str  # src_uri of the CSV of its data
     views: tuple[ViewEntry, ...] = ()  # the other versions a switch can show
+    size: tuple[int, int] | None = None  # width, height of the figure on its page, CSS pixels
 
 
 def figure_entries(book: Book, page_order: Sequence[str] = ()) -> list[FigureEntry]:
@@ -89,9 +90,30 @@ def figure_entries(book: Book, page_order: Sequence[str] = ()) -> list[FigureEnt
                     dark=base + ".dark.svg",
                     data=base + ".csv",
                     views=tuple(views),
+                    size=_size(fig.svg),
                 )
             )
     return entries
+
+
+def _size(svg: str) -> tuple[int, int] | None:
+    size = display_size(svg)
+    return None if size is None else (int(size["width"]), int(size["height"]))
+
+
+# The tallest a preview is drawn (cite-print.css: 14rem of Material's 20px root font on a
+# wide screen); narrower columns shrink it further, keeping its shape.
+PREVIEW_MAX_HEIGHT_PX = 280
+
+
+def preview_attributes(size: tuple[int, int] | None, max_height: int = PREVIEW_MAX_HEIGHT_PX) -> str:
+    """``width``/``height`` of a preview: the page's size scaled down to ``max_height`` at
+    most, so the browser keeps the preview's box before the image arrives (no shift)."""
+    if size is None:
+        return ""
+    width, height = size
+    scale = min(1.0, max_height / height) if height else 1.0
+    return f' width="{max(1, round(width * scale))}" height="{max(1, round(height * scale))}"'
 
 
 def _section_above(
@@ -136,11 +158,12 @@ def gallery_html(
             where_html += f", {section}"
         light, dark, data = (html.escape(url_for(u)) for u in (e.light, e.dark, e.data))
         fid = html.escape(e.fig_id)
+        box = preview_attributes(e.size)
         items.append(
             '<li class="numbook-gallery__item"><figure>\n'
             # The caption right below says what the preview shows: the image is decorative here.
-            f'<div class="numbook-gallery__preview"><img src="{light}#only-light" alt="" loading="lazy" '
-            f'decoding="async"><img src="{dark}#only-dark" alt="" loading="lazy" decoding="async"></div>\n'
+            f'<div class="numbook-gallery__preview"><img src="{light}#only-light" alt=""{box} loading="lazy" '
+            f'decoding="async"><img src="{dark}#only-dark" alt=""{box} loading="lazy" decoding="async"></div>\n'
             f'<figcaption><p class="numbook-gallery__caption"><a href="{html.escape(page_url)}#{fid}">'
             f"{html.escape(e.label)}</a>: {escape_text(e.caption)}</p>\n"
             f'<p class="numbook-gallery__where">In {where_html}</p>\n'

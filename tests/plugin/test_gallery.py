@@ -7,6 +7,8 @@ import re
 
 import yaml
 
+from numbook.gallery import PREVIEW_MAX_HEIGHT_PX
+
 from .conftest import build_error
 
 FIG = """\
@@ -77,6 +79,14 @@ def test_gallery_lists_every_figure_in_book_order(make_site):
             assert site.site_file(posixpath.normpath(posixpath.join("figures", url))).is_file(), url
         assert downloads["SVG, dark"].endswith(f"{anchor}.dark.svg")
         assert f'src="{downloads["SVG, light"]}#only-light"' in item and f'src="{downloads["SVG, dark"]}#only-dark"' in item
+        # each preview keeps its box while it loads: the figure's own shape, at most the preview's height
+        page_img = re.search(rf'<img src="[^"]*{anchor}\.light\.svg#only-light"[^>]*\swidth="(\d+)" height="(\d+)"',
+                             site.html(page.rstrip("/")))
+        sizes = re.findall(r'<img [^>]*\swidth="(\d+)" height="(\d+)"', item)
+        assert len(sizes) == 2 and sizes[0] == sizes[1], item
+        (w, h), (page_w, page_h) = map(int, sizes[0]), map(int, page_img.groups())
+        assert h <= PREVIEW_MAX_HEIGHT_PX and h == min(page_h, PREVIEW_MAX_HEIGHT_PX)
+        assert abs(w / h - page_w / page_h) < 0.02
 
 
 def test_gallery_page_that_does_not_exist_is_an_error(make_site):

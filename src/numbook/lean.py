@@ -20,9 +20,10 @@ Folded ``<details>`` of the classes in ``fold_classes`` keep their content in a
 checks and data tables otherwise builds, styles and lays out thousands of elements nobody
 has asked to see, and that work is most of what keeps its first screen from answering
 (benchmarks/lighthouse.py). The summary stays in the page as it was; the page's script
-(``lean.js``, added to the site) puts a fold's content in place when it is opened, before
-printing, and when the address names something inside it. The text stays in the HTML, so
-the site's search finds it; a browser's find-in-page sees it once the fold is open.
+(``lean.js``, added to the site) puts a fold's content in place when it is opened and before
+printing; a fold with an ``id`` inside is not held back, since a link may point there. The
+text stays in the HTML, so the site's search finds it; a browser's find-in-page sees it once
+the fold is open.
 
 With Material's ``content.lazy`` feature, Material makes a scrolling code block reachable by
 keyboard (``tabindex``) only once the block comes near the screen; ``focusable_code`` gives
@@ -99,7 +100,12 @@ def wrap_tables(html_text: str, css_class: str, after: int = 0) -> str:
 
 
 _SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.S | re.I)
-_JS_TYPES = {"", "text/javascript", "application/javascript", "module"}
+_CLASSIC_TYPES = {"", "text/javascript", "application/javascript"}
+
+
+def _unquoted(attrs: str) -> str:
+    """A tag's attributes with their quoted values emptied (so a value cannot look like a name)."""
+    return re.sub(r'"[^"]*"', '""', attrs)
 
 
 def defer_scripts(html_text: str) -> str:
@@ -116,14 +122,18 @@ def defer_scripts(html_text: str) -> str:
         found = re.search(r'\btype="([^"]*)"', attrs)
         return found.group(1).strip().lower() if found else ""
 
-    inline = [m for m in scripts if "src=" not in m.group(1) and kind(m.group(1)) in _JS_TYPES and m.group(2).strip()]
+    def external(attrs: str) -> bool:
+        return re.search(r"\ssrc=", _unquoted(attrs)) is not None
+
+    inline = [m for m in scripts
+              if not external(m.group(1)) and kind(m.group(1)) in _CLASSIC_TYPES | {"module"} and m.group(2).strip()]
     after = inline[-1].end() if inline else 0
     out, pos = [], 0
     for m in scripts:
         attrs = m.group(1)
-        if m.start() < after or "src=" not in attrs or kind(attrs) not in {"", "text/javascript", "application/javascript"}:
+        if m.start() < after or not external(attrs) or kind(attrs) not in _CLASSIC_TYPES:
             continue
-        if re.search(r"\b(?:defer|async)\b", re.sub(r'"[^"]*"', '""', attrs)):
+        if re.search(r"\b(?:defer|async)\b", _unquoted(attrs)):
             continue
         out.append(html_text[pos : m.start()] + f"<script{attrs} defer>")
         pos = m.start() + len("<script") + len(attrs) + 1
@@ -155,7 +165,7 @@ def fold_details(html_text: str, classes: list[str]) -> str:
         if not tag.group(1):
             attrs = tag.group(0)
             names = re.search(r'\bclass="([^"]*)"', attrs)
-            fold = bool(names and wanted & set(names.group(1).split())) and not _OPEN.search(re.sub(r'"[^"]*"', '""', attrs))
+            fold = bool(names and wanted & set(names.group(1).split())) and not _OPEN.search(_unquoted(attrs))
             stack.append((tag.end(), fold))
             continue
         if not stack:

@@ -119,6 +119,7 @@ class Book:
         self.timings: dict[str, tuple[float, float]] = {}  # page -> (start, end), time.monotonic()
         self._late_key = secrets.token_hex(8)  # marks HTML held back from Markdown (`render`, `finish`)
         self._late: dict[str, dict[str, str]] = {}  # page -> placeholder -> HTML
+        self._after_index: dict[str, dict[str, str]] = {}  # page -> comment -> data fold (`finish_output`)
 
     @property
     def display(self) -> dict[str, str]:
@@ -315,6 +316,8 @@ class Book:
         Markdown as an empty ``<div>`` with the figure's id (so the host still sees the
         anchor), and `finish` puts the figure in the converted HTML: Markdown would only
         parse and re-stash that finished HTML, most of its work on a page with figures.
+        The data table waits longer, as an HTML comment, until `finish_output` puts it in
+        the content, after the host's search has indexed it.
         """
         p = self.pages.get(src_uri)
         if p is None:
@@ -342,6 +345,14 @@ class Book:
                 return f'<div id="{html.escape(anchor)}" data-numbook="{name}"></div>'
 
             ctx.defer_html = defer
+            after = self._after_index[src_uri] = {}
+
+            def defer_data(html_text: str) -> str:
+                name = f"<!--numbook-data {self._late_key}-{len(after)}-->"
+                after[name] = html_text
+                return name
+
+            ctx.defer_data = defer_data
         return render_page(markdown, ctx, self.labels, self.display, url_for, options)
 
     def finish(self, src_uri: str, html_text: str) -> str:
@@ -360,6 +371,23 @@ class Book:
                 "and HTML (another plugin or extension dropped an HTML comment?)"
             )
         return html_text
+
+
+    def finish_output(self, src_uri: str, page_html: str) -> str:
+        """The page's HTML with each figure's data fold in place of its comment (see `render`)."""
+        held = self._after_index.pop(src_uri, None)
+        if not held:
+            return page_html
+        page_html = _HELD_DATA.sub(lambda m: held.pop(m.group(0), m.group(0)), page_html)
+        if held:
+            raise RuntimeError(
+                f"{self.pages[src_uri].display_path}: the data behind {len(held)} figure(s) went missing "
+                "after the page's content was made (a plugin dropped HTML comments?)"
+            )
+        return page_html
+
+
+_HELD_DATA = re.compile(r"<!--numbook-data [0-9a-f]+-\d+-->")
 
 
 def _cell_text(cell) -> str:

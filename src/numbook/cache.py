@@ -1,7 +1,8 @@
 """The page cache: a page's outputs are reused while nothing they depend on changed.
 
 Key (sha256) = the page's path, its cells (code, options, inline expressions — not its
-prose), the plugin's own source, the Python, NumPy and matplotlib versions, and the
+prose), the plugin's own source, the Python version, the installed NumPy and matplotlib
+(their files as their installer recorded them, else their versions), and the
 config that shapes outputs (``decimals``). An entry also lists the project files the
 page imported or opened, each with its sha256: the entry is valid only while they all
 still match, so editing an engine module re-runs exactly the pages that use it.
@@ -34,11 +35,18 @@ _PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
 _NOT_PLUGIN = {"katex.py", "lean.py"}
 
 
-def _version(dist: str) -> str:
+def _installed(dist: str) -> str:
+    """What is installed of ``dist``: its file list with hashes (``RECORD``) where the
+    installer wrote one, else its version. Reading RECORD is a few times cheaper than
+    ``metadata.version``, which parses the whole METADATA file, on every build."""
     try:
-        return metadata.version(dist)
+        found = metadata.distribution(dist)
     except metadata.PackageNotFoundError:
         return "absent"
+    record = found.read_text("RECORD")
+    if record:
+        return "record " + hashlib.sha256(record.encode()).hexdigest()
+    return "version " + str(found.version)
 
 
 def environment_fingerprint() -> str:
@@ -46,7 +54,7 @@ def environment_fingerprint() -> str:
     h = hashlib.sha256()
     h.update(f"format {FORMAT_VERSION}\npython {sys.version}\n".encode())
     for dist in ("numpy", "matplotlib"):
-        h.update(f"{dist} {_version(dist)}\n".encode())
+        h.update(f"{dist} {_installed(dist)}\n".encode())
     for name in sorted(os.listdir(_PLUGIN_DIR)):
         if name.endswith(".py") and name not in _NOT_PLUGIN:
             with open(os.path.join(_PLUGIN_DIR, name), "rb") as f:

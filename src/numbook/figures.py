@@ -231,8 +231,10 @@ def legible_width(svg: str, min_text_px: float) -> float | None:
     None when the SVG has no text or no known size. A figure shown narrower than this
     (to fit a phone's column) would shrink its text below the floor.
     """
+    if min_text_px <= 0:
+        return None
     size, font = svg_size(svg), smallest_font(svg)
-    if size is None or font is None or min_text_px <= 0:
+    if size is None or font is None:
         return None
     return min_text_px * size[2] / font
 

@@ -29,8 +29,9 @@ With Material's ``content.lazy`` feature, Material makes a scrolling code block 
 keyboard (``tabindex``) only once the block comes near the screen; ``focusable_code`` gives
 every ``<pre><code>`` its ``tabindex="0"`` in the page itself, so none is ever out of reach.
 
-It knows nothing about the book's subject; it runs on every page, after the other plugins
-that write code blocks and tables (list it last in ``mkdocs.yml``).
+It knows nothing about the book's subject; it changes each page's content last, when the
+theme is about to render it (``on_page_context``, after every plugin that writes code
+blocks and tables and after search has indexed the content).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from importlib import resources
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 
 _PRE = re.compile(r"<pre\b.*?</pre\s*>", re.S | re.I)
@@ -202,13 +203,20 @@ class LeanPlugin(BasePlugin[LeanConfig]):
             files.append(File.generated(config, self.config.script, content=script))
         return files
 
-    def on_page_content(self, html_text: str, *, page, config, files) -> str:
-        html_text = unwrap_plain_tokens(html_text, self.config.plain_classes)
+    # The last change to a page's content before the theme renders it: after every plugin
+    # that writes the content, and after search has indexed it (numbook puts its figures'
+    # data tables in at -50).
+    @event_priority(-100)
+    def on_page_context(self, context, *, page, config, nav):
+        if page.content is None:
+            return context
+        html_text = unwrap_plain_tokens(page.content, self.config.plain_classes)
         if self.config.focusable_code:
             html_text = _CODE_IN_PRE.sub(r'\1<code tabindex="0"', html_text)
         if self.config.table_class:
             html_text = wrap_tables(html_text, self.config.table_class, self.config.first_screen_chars)
-        return fold_details(html_text, self.config.fold_classes)
+        page.content = fold_details(html_text, self.config.fold_classes)
+        return context
 
     def on_post_page(self, output: str, *, page, config) -> str:
         return defer_scripts(output) if self.config.defer_scripts else output

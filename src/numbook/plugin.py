@@ -20,7 +20,7 @@ from typing import Any
 from markdown.extensions.toc import slugify as default_slugify
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
@@ -215,6 +215,21 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             return self.book.finish(page.file.src_uri, html)
         except RuntimeError as exc:
             raise PluginError(f"numbook: {exc}") from exc
+
+    # After the plugins that index the content for search (priority 0), before numbook-lean (-100).
+    @event_priority(-50)
+    def on_page_context(
+        self, context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Navigation
+    ) -> dict[str, Any] | None:
+        """Put each figure's data fold in place, once search has indexed the content: a table
+        of numbers there only makes the index larger and every build's indexing slower."""
+        if self.book is None or page.content is None:
+            return context
+        try:
+            page.content = self.book.finish_output(page.file.src_uri, page.content)
+        except RuntimeError as exc:
+            raise PluginError(f"numbook: {exc}") from exc
+        return context
 
     def _unpin_date(self) -> None:
         """Take back the SOURCE_DATE_EPOCH we set (the next build, or `serve` after a

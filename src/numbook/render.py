@@ -47,6 +47,10 @@ class PageContext:
     #: what stands in for it (`Book.render` passes one when the host puts the HTML back
     #: after conversion).
     defer_html: Callable[[str, str], str] | None = None
+    #: Keeps a figure's data fold out of the page's content until the page is finished
+    #: (`Book.finish_output`): search indexes the content, and a table of numbers there
+    #: only makes the index larger and every search slower.
+    defer_data: Callable[[str], str] | None = None
     title: str | None = None  # the H1 made from the front matter (numbered pages with a title)
 
 
@@ -169,13 +173,10 @@ def _image_size(svg: str, min_text_px: float) -> str:
 def figure_html(
     fig: FigureOutput, label: str, url_for: Callable[[str], str], base: str, min_text_px: float = 0.0
 ) -> str:
-    """The figure (light and dark images) and the data behind it, as HTML."""
+    """The figure (light and dark images) and its caption, as HTML."""
     alt = html.escape(fig.alt, quote=True)
     light = url_for(f"{base}{fig.fig_id}.light.svg")
     dark = url_for(f"{base}{fig.fig_id}.dark.svg")
-    csv_url = url_for(f"{base}{fig.fig_id}.csv")
-    head = "".join(f"<th>{escape_text(h)}</th>" for h in fig.header)
-    rows = "\n".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in fig.rows)
     caption = escape_text(fig.caption)
     variants = ""
     if fig.variants:  # a switch widget can show other versions, listed in this file
@@ -191,7 +192,16 @@ def figure_html(
         f'<img src="{html.escape(dark)}#only-dark" alt="{alt}"{size} loading="lazy" decoding="async">\n'
         "</div>\n"
         f"<figcaption>{html.escape(label)}: {caption} {_self_link(fig.fig_id)}</figcaption>\n"
-        "</figure>\n"
+        "</figure>"
+    )
+
+
+def figure_data_html(fig: FigureOutput, label: str, url_for: Callable[[str], str], base: str) -> str:
+    """The data behind a figure: a folded table and a link to the same numbers as CSV."""
+    csv_url = url_for(f"{base}{fig.fig_id}.csv")
+    head = "".join(f"<th>{escape_text(h)}</th>" for h in fig.header)
+    rows = "\n".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in fig.rows)
+    return (
         f'<details class="numbook-data">\n<summary>The data behind {html.escape(label)}</summary>\n'
         f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>\n"
         f'<p><a href="{html.escape(csv_url)}" download="{html.escape(fig.fig_id)}.csv">'
@@ -274,9 +284,12 @@ def _block(
             )
     if out.figure is not None:
         label = labels.figures[out.figure.fig_id].label
-        html_text = figure_html(
-            out.figure, label, url_for, figures_dir(ctx.src_uri), opts.figure_min_text_px
-        )
+        base = figures_dir(ctx.src_uri)
+        shown_figure = figure_html(out.figure, label, url_for, base, opts.figure_min_text_px)
+        data = figure_data_html(out.figure, label, url_for, base)
+        if ctx.defer_data:
+            data = ctx.defer_data(data)
+        html_text = f"{shown_figure}\n{data}"
         chunks.append(ctx.defer_html(html_text, out.figure.fig_id) if ctx.defer_html else html_text)
     return chunks
 

@@ -158,3 +158,37 @@ def test_config_change_reexecutes(make_site):
     site.build()
     plugin = site.build(decimals=5)
     assert sorted(plugin.book.executed) == ["a.md", "b.md", "c.md"]
+
+
+class _Installed:
+    """A stand-in for an installed distribution: its RECORD (None: the installer wrote none)."""
+
+    def __init__(self, record: str | None, version: str = "1.0") -> None:
+        self.record, self.version = record, version
+
+    def read_text(self, name: str) -> str | None:
+        return self.record if name == "RECORD" else None
+
+
+def test_a_reinstalled_numpy_or_matplotlib_changes_the_environment(monkeypatch):
+    from importlib import metadata
+
+    from numbook import cache
+
+    installed = {"numpy": _Installed("numpy/__init__.py,sha256=aaa,10\n"), "matplotlib": _Installed(None, "3.9")}
+
+    def distribution(name: str) -> _Installed:
+        if name not in installed:
+            raise metadata.PackageNotFoundError(name)
+        return installed[name]
+
+    monkeypatch.setattr(cache.metadata, "distribution", distribution)
+    before = cache.environment_fingerprint()
+    assert cache.environment_fingerprint() == before  # the same installation, the same key
+    installed["numpy"] = _Installed("numpy/__init__.py,sha256=bbb,10\n")  # one file differs, same version
+    after_numpy = cache.environment_fingerprint()
+    assert after_numpy != before
+    installed["matplotlib"] = _Installed(None, "3.10")  # no RECORD: its version decides
+    assert cache.environment_fingerprint() != after_numpy
+    del installed["matplotlib"]
+    assert cache._installed("matplotlib") == "absent"

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import logging
 import re
+
+import yaml
 
 from .conftest import build_error
 
@@ -105,6 +108,46 @@ def test_figure_data_table_and_csv(make_site):  # c
     rows = list(csv.reader(io.StringIO(site.site_file("figures/fig-line.csv").read_text())))
     assert rows == [["step", "loss"], ["0", "0.0"], ["1", "0.25"], ["2", "0.123456789"]]  # full precision
     assert list(csv.reader(io.StringIO(site.site_file("figures/fig-bars.csv").read_text())))[1] == ["1", "3"]
+
+
+def _with_plugins(site, *, before: list, hooks: list[str] = ()) -> None:
+    """Add plugins ahead of numbook (and hook files) to a throwaway site's mkdocs.yml."""
+    path = site.root / "mkdocs.yml"
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config["plugins"] = [*before, *config["plugins"]]
+    if hooks:
+        config["hooks"] = list(hooks)
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+
+
+def test_search_indexes_the_figure_but_not_the_numbers_behind_it(make_site):
+    site = make_site({"index.md": FIGURE_PAGE, "other.md": OTHER_PAGE})
+    _with_plugins(site, before=["search"])
+    site.build()
+    page = site.main()
+    after_figure = page.split('id="fig-line"')[1].split("</figure>", 1)[1]
+    assert after_figure.startswith('\n<details class="numbook-data">')  # in place, right under its figure
+    assert "<!--numbook-data" not in page
+    index = json.loads(site.site_file("search/search_index.json").read_text(encoding="utf-8"))
+    text = " ".join(doc["text"] for doc in index["docs"])
+    assert "Loss &amp; &lt;accuracy&gt;" in text or "Loss & <accuracy>" in text  # the caption is found
+    assert "The data behind" not in text
+    assert "Download the data" not in text
+    assert not re.search(r"0\.123(?!456789)", text)  # the table's rounded cell (the code shows it in full)
+
+
+def test_a_plugin_that_drops_the_data_stops_the_build(make_site):
+    site = make_site({"index.md": FIGURE_PAGE, "other.md": OTHER_PAGE})
+    site.write("strip_comments.py", """
+        import re
+
+        def on_page_content(html, **kwargs):
+            return re.sub(r"<!--.*?-->", "", html, flags=re.S)
+    """)
+    _with_plugins(site, before=[], hooks=["strip_comments.py"])
+    message = build_error(site)
+    assert "docs/index.md" in message
+    assert "the data behind 2 figure(s) went missing" in message
 
 
 def test_figure_without_alt_stops_the_build(make_site):  # c, g

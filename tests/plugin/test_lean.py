@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from types import SimpleNamespace
 
 from numbook.lean import unwrap_plain_tokens
 
@@ -68,8 +69,11 @@ def test_focusable_code_gives_every_code_block_a_tab_stop_once():
 
     plugin = LeanPlugin()
     plugin.load_config({"focusable_code": True, "plain_classes": []})
-    page = '<pre><span></span><code>a</code></pre><pre class="x"><code tabindex="0">b</code></pre><p><code>inline</code></p>'
-    out = plugin.on_page_content(page, page=None, config=None, files=None)
+    page = SimpleNamespace(
+        content='<pre><span></span><code>a</code></pre><pre class="x"><code tabindex="0">b</code></pre><p><code>inline</code></p>'
+    )
+    plugin.on_page_context({}, page=page, config=None, nav=None)
+    out = page.content
     assert out.count('<code tabindex="0">') == 2  # both blocks, the second not twice
     assert "<p><code>inline</code></p>" in out  # inline code is no tab stop
 

@@ -20,6 +20,7 @@ import re
 import secrets
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import yaml
 
@@ -120,6 +121,12 @@ class Book:
         self._late_key = secrets.token_hex(8)  # marks HTML held back from Markdown (`render`, `finish`)
         self._late: dict[str, dict[str, str]] = {}  # page -> placeholder -> HTML
         self._after_index: dict[str, dict[str, str]] = {}  # page -> comment -> data fold (`finish_output`)
+        self._pool: Any = None  # numbook.pool.PagePool while pages run (imported only then)
+        self._in_pool: set[str] = set()  # pages handed to the pool
+        self._cache: Cache | None = None
+        self._keys: dict[str, str] = {}  # page -> cache key
+        self._taken: set[str] = set()  # pages whose run is settled (`_take_runs`)
+        self._file_owner: dict[str, str] = {}  # published path -> the page that wrote it
 
     @property
     def display(self) -> dict[str, str]:
@@ -129,13 +136,20 @@ class Book:
         path = os.path.join(self.settings.docs_dir, *src_uri.split("/"))
         return os.path.relpath(path, self.settings.root).replace(os.sep, "/")
 
-    def prepare(self, pages: Sequence[SourcePage], published: Collection[str] | None = None) -> list[GeneratedFile]:
-        """Parse, number, execute (or reuse) every page; returns the files to publish.
+    def prepare(
+        self,
+        pages: Sequence[SourcePage],
+        published: Collection[str] | None = None,
+        run_order: Sequence[str] | None = None,
+    ) -> list[GeneratedFile]:
+        """Parse and number every page, reuse the cached runs and start running the rest;
+        returns the files the cached pages publish (`collect` gives the others').
 
         ``pages`` come in reading order: pages that share a part number are numbered on
         from one to the next in that order. ``published``: the pages a reader can reach
         (the site's navigation); None means all of them. A reference links to a page only
-        once it is published.
+        once it is published. ``run_order``: the order the host will render the pages in
+        (pages start running in it, so the first to be needed are the first done).
         """
         s = self.settings
         for page in pages:
@@ -169,15 +183,33 @@ class Book:
                 _, err = resolve_ref(ref, p.src_uri, self.labels, self.display)
                 if err is not None:
                     p.errors.append(err)
-        if s.enabled:
-            self._execute()
-            for p in self.pages.values():
-                p.errors.extend(self._output_ref_errors(p))
         for p in self.pages.values():
             self.errors.extend(p.errors)
-            if p.run is not None and p.run.error is not None:
-                self.errors.append(p.run.error)
-        return self._files() if s.enabled else []
+        if not s.enabled:
+            return []
+        self._start(run_order or list(self.pages))
+        return self._take_runs()
+
+    @property
+    def running(self) -> bool:
+        """Whether some page is still waiting to run or running."""
+        return self._pool is not None and self._pool.busy
+
+    def collect(self, src_uri: str | None = None, *, wait: bool = True) -> list[GeneratedFile]:
+        """Take in the runs finished so far (with ``wait``, first wait for ``src_uri``'s, or,
+        for None, every page's); returns the files they publish, each once."""
+        if self._pool is not None:
+            if wait and (src_uri is None or src_uri in self._in_pool):
+                self._pool.wait(src_uri)
+            else:
+                self._pool.poll()
+        return self._take_runs()
+
+    def close(self) -> None:
+        """Stop the pages still running (the build failed elsewhere)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     def _title_errors(self, p: _Page) -> list[CellError]:
         """A numbered page's H1 comes from its front matter; an announced number must agree."""
@@ -215,27 +247,27 @@ class Book:
                         errors.append(dataclasses.replace(err, span=None))
         return errors
 
-    def _execute(self) -> None:
-        # Imported here: a build served from the cache needs neither (nor multiprocessing).
-        from .pool import preimport, run_pages
-        from .runner import PageJob
-
+    def _start(self, run_order: Sequence[str]) -> None:
+        """Reuse the cached runs; start the other pages with code in ``run_order``."""
         s = self.settings
-        cache = Cache(s.cache_dir, s.root)
+        self._cache = Cache(s.cache_dir, s.root)
         environment = environment_fingerprint()
         settings = {"decimals": s.decimals}
         watch = tuple(os.path.abspath(os.path.join(s.root, w)) for w in s.watch)
-        jobs, keys = [], {}
-        for p in self.pages.values():
+        rank = {src_uri: i for i, src_uri in enumerate(run_order)}
+        jobs = []
+        for p in sorted(self.pages.values(), key=lambda p: (rank.get(p.src_uri, len(rank)), p.src_uri)):
             if not p.parsed.cells or p.errors:
                 continue  # nothing to run, or the page is already known to be broken
             key = page_key(p.src_uri, p.parsed.cells, environment, settings)
-            keys[p.src_uri] = key
-            cached = cache.get(p.src_uri, key)
+            self._keys[p.src_uri] = key
+            cached = self._cache.get(p.src_uri, key)
             if cached is not None:
                 p.run = cached
                 self.from_cache.append(p.src_uri)
                 continue
+            from .runner import PageJob  # here: a build served from the cache needs no runner
+
             limits = [c.options.timeout for c in p.parsed.code_cells if c.options.timeout]
             source = "\n" * p.line_offset + p.body
             jobs.append(
@@ -251,50 +283,76 @@ class Book:
                 )
             )
         if jobs:
+            from .pool import PagePool, preimport  # (nor multiprocessing)
+
             preimport(s.workers)
-            results = run_pages(jobs, s.workers)
-            for src_uri, run in sorted(results.items()):
+            self._in_pool = {job.src_uri for job in jobs}
+            self._pool = PagePool(jobs, s.workers)
+        else:
+            self._log_runs()
+
+    def _take_runs(self) -> list[GeneratedFile]:
+        """Settle the runs not taken in yet: store them in the cache, check the references
+        their outputs make, note their errors; returns the files they publish."""
+        if self._pool is not None:
+            for src_uri, run in self._pool.poll(timeout=0.0).items():
                 page = self.pages[src_uri]
+                if page.run is not None:
+                    continue
                 page.run = run
                 self.executed.append(src_uri)
                 if run.error is None:
                     self.timings[src_uri] = (run.started, run.finished)
-                    cache.put(src_uri, keys[src_uri], run)
-        log.info(
-            "numbook: %d pages executed, %d from cache", len(self.executed), len(self.from_cache)
-        )
-
-    def _files(self) -> list[GeneratedFile]:
-        files: dict[str, GeneratedFile] = {}
-        owner: dict[str, str] = {}
-
-        def add(src_uri: str, content: str, page: _Page) -> None:
-            if src_uri in files:
-                self.errors.append(
-                    CellError(page.display_path, 1, f"{src_uri} is also written by {self.display[owner[src_uri]]}")
-                )
-                return
-            files[src_uri] = GeneratedFile(src_uri, content.encode("utf-8"))
-            owner[src_uri] = page.src_uri
-
+                    self._cache.put(src_uri, self._keys[src_uri], run)
+            if not self._pool.busy:
+                self._pool.close()
+                self._pool = None
+                self._log_runs()
+        files: list[GeneratedFile] = []
         for p in sorted(self.pages.values(), key=lambda p: p.src_uri):
-            if p.run is None:
+            if p.run is None or p.src_uri in self._taken:
                 continue
-            for out in p.run.outputs:
-                if out.figure is not None:
-                    base = figures_dir(p.src_uri) + out.figure.fig_id
-                    add(base + ".light.svg", out.figure.svg, p)
-                    add(base + ".dark.svg", dark_variant(out.figure.svg, self.settings.dark_colors), p)
-                    add(base + ".csv", out.figure.csv, p)
-                    if out.figure.variants:
-                        for name, text in variant_files(
-                                out.figure, self.settings.dark_colors, self.settings.figure_min_text_px
-                        ).items():
-                            add(figures_dir(p.src_uri) + name, text, p)
-                for item in out.items:
-                    if item["type"] in ("export", "widget"):
-                        add(f"{data_dir(p.src_uri)}{item['name']}.json", item["json"], p)
-        return list(files.values())
+            self._taken.add(p.src_uri)
+            ref_errors = self._output_ref_errors(p)
+            p.errors.extend(ref_errors)
+            self.errors.extend(ref_errors)
+            if p.run.error is not None:
+                self.errors.append(p.run.error)
+            files.extend(self._page_files(p))
+        return files
+
+    def _log_runs(self) -> None:
+        log.info("numbook: %d pages executed, %d from cache", len(self.executed), len(self.from_cache))
+
+    def _page_files(self, p: _Page) -> list[GeneratedFile]:
+        """The files one page's outputs publish (a path another page wrote is an error)."""
+        files: list[GeneratedFile] = []
+
+        def add(src_uri: str, content: str) -> None:
+            other = self._file_owner.setdefault(src_uri, p.src_uri)
+            if other != p.src_uri:
+                first, second = sorted((other, p.src_uri))
+                self.errors.append(CellError(
+                    self.pages[second].display_path, 1, f"{src_uri} is also written by {self.display[first]}"
+                ))
+                return
+            files.append(GeneratedFile(src_uri, content.encode("utf-8")))
+
+        for out in p.run.outputs if p.run is not None else []:
+            if out.figure is not None:
+                base = figures_dir(p.src_uri) + out.figure.fig_id
+                add(base + ".light.svg", out.figure.svg)
+                add(base + ".dark.svg", dark_variant(out.figure.svg, self.settings.dark_colors))
+                add(base + ".csv", out.figure.csv)
+                if out.figure.variants:
+                    for name, text in variant_files(
+                            out.figure, self.settings.dark_colors, self.settings.figure_min_text_px
+                    ).items():
+                        add(figures_dir(p.src_uri) + name, text)
+            for item in out.items:
+                if item["type"] in ("export", "widget"):
+                    add(f"{data_dir(p.src_uri)}{item['name']}.json", item["json"])
+        return files
 
     def page_errors(self, src_uri: str) -> list[CellError]:
         p = self.pages.get(src_uri)

@@ -25,11 +25,10 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
-from .book import Book, Settings, SourcePage
+from .book import Book, GeneratedFile, Settings, SourcePage
 from .config import NumbookConfig
 from .errors import format_errors
 from .figures import DEFAULT_DARK_COLORS
-from .gallery import figure_entries, gallery_html
 from .preview import log_shown_on_page
 from .render import RenderOptions
 
@@ -174,17 +173,27 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         pages = [SourcePage(f.src_uri, f.content_string) for f in docs]
         # with a nav, only the pages in it are published: references link to no other
         published = None if config.nav is None else set(nav_paths(config.nav))
-        generated = self.book.prepare(pages, published=published)
+        # MkDocs reads the pages in the order of `files`: they run in it, the first needed first
+        run_order = [f.src_uri for f in files.documentation_pages()]
+        generated = self.book.prepare(pages, published=published, run_order=run_order)
+        self._publish(generated, files, config)
+        return files
+
+    def _publish(self, generated: list[GeneratedFile], files: Files, config: MkDocsConfig) -> None:
+        """Add the files the pages' outputs make to the site; stop a build at the first error.
+
+        Building, an error stops the build once every page has run (one message for all);
+        serving, each page shows its own, and `on_env` logs them all once.
+        """
         for g in generated:
             if files.get_file_from_path(g.src_uri) is not None:
                 raise PluginError(f"numbook: {g.src_uri} would overwrite a file of the docs directory")
             files.append(File.generated(config, g.src_uri, content=g.content))
-        if self.book.errors and self.config.enabled:
-            message = format_errors(self.book.errors)
-            if not self.serving:
-                raise PluginError(message)
-            log_shown_on_page(log, message)  # each page shows its own; the rebuild completes
-        return files
+        book = self.book
+        if book is not None and book.errors and self.config.enabled and not self.serving:
+            book.collect()  # the pages still running finish: one message for all the problems
+            book.close()
+            raise PluginError(format_errors(book.errors))
 
     def on_nav(self, nav: Navigation, *, config: MkDocsConfig, files: Files) -> Navigation | None:
         """Remember the pages' order and titles in the navigation (the gallery follows them)."""
@@ -194,6 +203,9 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
         if self.book is None:
             return markdown
+        # this page's outputs (the gallery shows every page's figures)
+        wanted = None if page.file.src_uri == self.config.figure_gallery else page.file.src_uri
+        self._publish(self.book.collect(wanted), files, config)
 
         def url_for(src_uri: str) -> str:
             f = files.get_file_from_path(src_uri)
@@ -204,6 +216,8 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         except RuntimeError as exc:
             raise PluginError(f"numbook: {exc}") from exc
         if page.file.src_uri == self.config.figure_gallery and self.config.enabled:
+            from .gallery import figure_entries, gallery_html  # only a book with a gallery needs it
+
             entries = figure_entries(self.book, list(self.nav_titles))
             markdown = markdown.rstrip("\n") + "\n\n" + gallery_html(entries, url_for, self.nav_titles) + "\n"
         return markdown
@@ -211,6 +225,8 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
         if self.book is None:
             return html
+        if self.book.running:  # start the next waiting pages as soon as workers are free
+            self._publish(self.book.collect(wait=False), files, config)
         try:
             return self.book.finish(page.file.src_uri, html)
         except RuntimeError as exc:
@@ -238,10 +254,21 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             del os.environ["SOURCE_DATE_EPOCH"]
         self._pinned_date = None
 
+    def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
+        """Every page has been read: take the runs of any page MkDocs did not read (and so
+        did not wait for) before MkDocs writes the site's files."""
+        if self.book is not None:
+            self._publish(self.book.collect(), files, config)
+            if self.book.errors and self.config.enabled:
+                log_shown_on_page(log, format_errors(self.book.errors))  # serving: once per build
+        return env
+
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         self._unpin_date()
 
     def on_build_error(self, *, error: Exception) -> None:
+        if self.book is not None:
+            self.book.close()
         self._unpin_date()
 
     def on_serve(self, server: Any, *, config: MkDocsConfig, builder: Any) -> Any:

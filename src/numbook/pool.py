@@ -83,74 +83,124 @@ def _cell_line(job: PageJob, index: int | None) -> int:
 
 
 def run_pages(jobs: Sequence[PageJob], workers: int) -> dict[str, PageRun]:
-    """Run every job; returns src_uri -> PageRun (failures carry ``error``).
-
-    The host's heap (MkDocs, Markdown, the theme, NumPy, matplotlib) is frozen before
-    forking: the garbage collector of each child then never walks the objects it
-    inherited, which would cost time and touch (copy) their memory pages.
-    """
-    gc.freeze()
+    """Run every job; returns src_uri -> PageRun (failures carry ``error``)."""
+    pool = PagePool(jobs, workers)
     try:
-        return _run_pages(jobs, workers)
+        return pool.wait()
     finally:
-        gc.unfreeze()
+        pool.close()
 
 
-def _run_pages(jobs: Sequence[PageJob], workers: int) -> dict[str, PageRun]:
-    ctx = multiprocessing.get_context("fork")
-    pending = list(jobs)
-    running: list[_Running] = []
-    results: dict[str, PageRun] = {}
-    workers = max(1, workers)
+class PagePool:
+    """Pages running in forked workers, at most ``workers`` at a time, started in the order
+    given; the host takes each page's run when it needs it and does other work meanwhile
+    (MkDocs renders the pages that are done while later ones run).
 
-    def finish(r: _Running, run: PageRun) -> None:
-        results[r.job.src_uri] = run
-        running.remove(r)
+    Workers are started, and finished ones replaced, only while the host is in `poll` or
+    `wait`: no thread runs beside the host, so every fork is of a single-threaded process.
+    The host's heap (MkDocs, Markdown, the theme, NumPy, matplotlib) is frozen before each
+    fork: the garbage collector of a child then never walks the objects it inherited,
+    which would cost time and touch (copy) their memory pages.
+    """
+
+    def __init__(self, jobs: Sequence[PageJob], workers: int) -> None:
+        self._ctx = multiprocessing.get_context("fork")
+        self._pending = list(jobs)
+        self._running: list[_Running] = []
+        self._results: dict[str, PageRun] = {}
+        self._workers = max(1, workers)
+        self._frozen = False
+        self._start_free()
+
+    @property
+    def busy(self) -> bool:
+        """Whether a page is still waiting or running."""
+        return bool(self._pending or self._running)
+
+    def wait(self, src_uri: str | None = None) -> dict[str, PageRun]:
+        """Block until ``src_uri`` (None: every page) is done; returns every run finished so far."""
+        while self.busy and (src_uri is None or src_uri not in self._results):
+            self.poll(timeout=None)
+        return dict(self._results)
+
+    def poll(self, timeout: float | None = 0.0) -> dict[str, PageRun]:
+        """Take what the workers sent, stop pages past their time, start waiting pages;
+        block at most ``timeout`` seconds (None: until something happens). Returns every
+        run finished so far."""
+        if self._running:
+            deadline = max(0.0, min(r.deadline for r in self._running) - time.monotonic())
+            ready = wait([r.conn for r in self._running], timeout=deadline if timeout is None else min(timeout, deadline))
+            for r in list(self._running):
+                if r.conn in ready:
+                    self._receive(r)
+            self._stop_overdue()
+        self._start_free()
+        return dict(self._results)
+
+    def close(self) -> None:
+        """Stop every page still running (a build that failed elsewhere); forget waiting ones."""
+        self._pending.clear()
+        for r in list(self._running):
+            r.process.kill()
+            r.process.join()
+            r.conn.close()
+        self._running.clear()
+        self._thaw()
+
+    def _start_free(self) -> None:
+        while self._pending and len(self._running) < self._workers:
+            if not self._frozen:
+                gc.freeze()
+                self._frozen = True
+            job = self._pending.pop(0)
+            recv, send = self._ctx.Pipe(duplex=False)
+            proc = self._ctx.Process(target=_child, args=(job, send), name=f"numbook:{job.src_uri}", daemon=True)
+            proc.start()
+            send.close()
+            self._running.append(_Running(job, proc, recv, time.monotonic() + job.timeout))
+        if not self.busy:
+            self._thaw()
+
+    def _thaw(self) -> None:
+        if self._frozen:
+            gc.unfreeze()
+            self._frozen = False
+
+    def _finish(self, r: _Running, run: PageRun) -> None:
+        self._results[r.job.src_uri] = run
+        self._running.remove(r)
         r.conn.close()
         r.process.join(timeout=5)
         if r.process.is_alive():
             r.process.kill()
             r.process.join()
 
-    while pending or running:
-        while pending and len(running) < workers:
-            job = pending.pop(0)
-            recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_child, args=(job, send), name=f"numbook:{job.src_uri}", daemon=True)
-            proc.start()
-            send.close()
-            running.append(_Running(job, proc, recv, time.monotonic() + job.timeout))
+    def _receive(self, r: _Running) -> None:
+        while r in self._running and r.conn.poll():
+            try:
+                kind, payload = r.conn.recv()
+            except (EOFError, OSError):
+                r.process.join(timeout=5)
+                code = r.process.exitcode
+                err = CellError(
+                    r.job.display_path,
+                    _cell_line(r.job, r.cell),
+                    f"the worker running this page died (exit code {code}) while running this block",
+                    cell=r.cell,
+                )
+                self._finish(r, PageRun(error=err))
+                return
+            if kind == "cell":
+                r.cell = payload
+            elif kind == "done":
+                self._finish(r, payload)
+            else:  # crash inside numbook itself
+                err = CellError(r.job.display_path, _cell_line(r.job, r.cell), "numbook crashed", payload, cell=r.cell)
+                self._finish(r, PageRun(error=err))
+
+    def _stop_overdue(self) -> None:
         now = time.monotonic()
-        timeout = max(0.0, min(r.deadline for r in running) - now)
-        ready = wait([r.conn for r in running], timeout=timeout)
-        for r in list(running):
-            if r.conn not in ready:
-                continue
-            while r in running and r.conn.poll():
-                try:
-                    kind, payload = r.conn.recv()
-                except (EOFError, OSError):
-                    r.process.join(timeout=5)
-                    code = r.process.exitcode
-                    err = CellError(
-                        r.job.display_path,
-                        _cell_line(r.job, r.cell),
-                        f"the worker running this page died (exit code {code}) while running this block",
-                        cell=r.cell,
-                    )
-                    finish(r, PageRun(error=err))
-                    break
-                if kind == "cell":
-                    r.cell = payload
-                elif kind == "done":
-                    finish(r, payload)
-                else:  # crash inside numbook itself
-                    err = CellError(
-                        r.job.display_path, _cell_line(r.job, r.cell), "numbook crashed", payload, cell=r.cell
-                    )
-                    finish(r, PageRun(error=err))
-        now = time.monotonic()
-        for r in list(running):
+        for r in list(self._running):
             if now >= r.deadline:
                 r.process.kill()
                 r.process.join()
@@ -161,7 +211,6 @@ def _run_pages(jobs: Sequence[PageJob], workers: int) -> dict[str, PageRun]:
                     '(raise the limit with the block option timeout="SECONDS" or the plugin option timeout)',
                     cell=r.cell,
                 )
-                results[r.job.src_uri] = PageRun(error=err)
-                running.remove(r)
+                self._results[r.job.src_uri] = PageRun(error=err)
+                self._running.remove(r)
                 r.conn.close()
-    return results

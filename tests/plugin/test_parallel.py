@@ -47,3 +47,25 @@ def test_pages_do_not_share_state(make_site):
     }, plugin={"workers": 1})
     site.build()
     assert "clean False" in site.main("two")
+
+
+def test_pages_are_rendered_while_later_pages_still_run(make_site):
+    """MkDocs reads a page as soon as its own run is done, not after every page's."""
+    site = make_site({"a.md": SLEEPY, "b.md": SLEEPY, "c.md": SLEEPY}, plugin={"workers": 1})
+    site.write("when_read.py", """
+        import time
+
+        def on_page_content(html, page, config, **kwargs):
+            with open(config.config_file_path.replace("mkdocs.yml", "read.txt"), "a") as f:
+                f.write(f"{page.file.src_uri} {time.monotonic()}\\n")
+    """)
+    path = site.root / "mkdocs.yml"
+    path.write_text(path.read_text(encoding="utf-8") + "hooks: [when_read.py]\n", encoding="utf-8")
+    plugin = site.build()
+    read = {page: float(t) for page, t in (line.split() for line in (site.root / "read.txt").read_text().splitlines())}
+
+    timings = plugin.book.timings
+    assert [p for p, _ in sorted(timings.items(), key=lambda kv: kv[1])] == ["a.md", "b.md", "c.md"]  # MkDocs' order
+    assert read["a.md"] < timings["c.md"][0]  # a.md was on its way to the reader before c.md began
+    assert read["b.md"] < timings["c.md"][1]
+    assert all(read[p] >= end for p, (_, end) in timings.items())  # never before its own run

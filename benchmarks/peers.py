@@ -18,7 +18,7 @@ Usage:
 
 ``--harness`` (or ``$NUMBOOK_BENCH_HARNESS``) defaults to ``shared/bench`` beside the
 main checkout (``../shared/bench``); ``--work`` (or ``$BENCH_WORK``) to
-``.cache/bench`` in this checkout. A whole run takes about 6 minutes on 2 cores.
+``.cache/bench`` in this checkout. A whole run takes 6 to 15 minutes on 2 cores (machine-dependent).
 """
 
 from __future__ import annotations

@@ -126,8 +126,16 @@ def edit_page(docs: Path, *, code: bool) -> Path:
     sys.exit("no page with an executable block to edit")
 
 
+SEARCH_INDEX = "search/search_index.json"
+
+
 def page_weights(site: Path) -> dict[str, int]:
-    """Bytes each page transfers when opened in Chromium (HTML, CSS, JS, fonts, images)."""
+    """Bytes each page transfers when opened in Chromium (HTML, CSS, JS, fonts, images).
+
+    Without the site's search index: every page asks for that one file after it has
+    loaded, sometimes before the network falls quiet and sometimes after, so counting it
+    would add its whole size to some pages at random. It is reported once, on its own.
+    """
     if not Path("/usr/bin/chromium").exists():
         return {}
     sys.path.insert(0, str(ROOT))
@@ -149,7 +157,11 @@ def page_weights(site: Path) -> dict[str, int]:
             context = browser.new_context()
             page = context.new_page()
             sizes: list[int] = []
-            page.on("requestfinished", lambda request: sizes.append(request.sizes()["responseBodySize"]))
+            page.on(
+                "requestfinished",
+                lambda request: None if request.url.endswith("/" + SEARCH_INDEX)
+                else sizes.append(request.sizes()["responseBodySize"]),
+            )
             page.goto(base + path, wait_until="networkidle")
             weights[path] = sum(sizes)
             context.close()
@@ -198,6 +210,7 @@ def main() -> None:
                 elapsed, stats[kind] = run_build(docs, site, cache, enabled=True)
                 times[kind].append(elapsed)
         weights = page_weights(site)
+        search_bytes = (site / SEARCH_INDEX).stat().st_size
         scores = lighthouse_scores(site, args.lighthouse, args.lighthouse_runs) if args.lighthouse is not None else {}
 
     medians = {key: statistics.median(values) for key, values in times.items()}
@@ -218,11 +231,12 @@ def main() -> None:
         print(f"\n{'page':<48}{'bytes transferred':>18}")
         for path, size in weights.items():
             print(f"{path:<48}{size:>18,}")
+        print(f"{'search index (fetched by every page, once)':<48}{search_bytes:>18,}")
     if scores:
         print()
         print(lighthouse.report(scores, args.lighthouse_runs))
     if args.json:
-        args.json.write_text(json.dumps({"median_s": medians, "paired_ratio": paired, "runs": times, "page_bytes": weights, "lighthouse": scores}, indent=2))
+        args.json.write_text(json.dumps({"median_s": medians, "paired_ratio": paired, "runs": times, "page_bytes": weights, "search_index_bytes": search_bytes, "lighthouse": scores}, indent=2))
 
 
 if __name__ == "__main__":

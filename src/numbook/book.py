@@ -122,10 +122,8 @@ class Book:
         self._late: dict[str, dict[str, str]] = {}  # page -> placeholder -> HTML
         self._after_index: dict[str, dict[str, str]] = {}  # page -> comment -> data fold (`finish_output`)
         self._pool: Any = None  # numbook.pool.PagePool while pages run (imported only then)
-        self._in_pool: set[str] = set()  # pages handed to the pool
         self._cache: Cache | None = None
         self._keys: dict[str, str] = {}  # page -> cache key
-        self._taken: set[str] = set()  # pages whose run is settled (`_take_runs`)
         self._file_owner: dict[str, str] = {}  # published path -> the page that wrote it
 
     @property
@@ -187,8 +185,7 @@ class Book:
             self.errors.extend(p.errors)
         if not s.enabled:
             return []
-        self._start(run_order or list(self.pages))
-        return self._take_runs()
+        return self._start(run_order or list(self.pages))
 
     @property
     def running(self) -> bool:
@@ -198,11 +195,12 @@ class Book:
     def collect(self, src_uri: str | None = None, *, wait: bool = True) -> list[GeneratedFile]:
         """Take in the runs finished so far (with ``wait``, first wait for ``src_uri``'s, or,
         for None, every page's); returns the files they publish, each once."""
-        if self._pool is not None:
-            if wait and (src_uri is None or src_uri in self._in_pool):
-                self._pool.wait(src_uri)
-            else:
-                self._pool.poll()
+        if self._pool is None:
+            return []
+        if wait:
+            self._pool.wait(src_uri)
+        else:
+            self._pool.poll()
         return self._take_runs()
 
     def close(self) -> None:
@@ -247,15 +245,16 @@ class Book:
                         errors.append(dataclasses.replace(err, span=None))
         return errors
 
-    def _start(self, run_order: Sequence[str]) -> None:
-        """Reuse the cached runs; start the other pages with code in ``run_order``."""
+    def _start(self, run_order: Sequence[str]) -> list[GeneratedFile]:
+        """Reuse the cached runs; start the other pages with code in ``run_order``.
+        Returns the files the cached pages publish."""
         s = self.settings
         self._cache = Cache(s.cache_dir, s.root)
         environment = environment_fingerprint()
         settings = {"decimals": s.decimals}
         watch = tuple(os.path.abspath(os.path.join(s.root, w)) for w in s.watch)
         rank = {src_uri: i for i, src_uri in enumerate(run_order)}
-        jobs = []
+        jobs, files = [], []
         for p in sorted(self.pages.values(), key=lambda p: (rank.get(p.src_uri, len(rank)), p.src_uri)):
             if not p.parsed.cells or p.errors:
                 continue  # nothing to run, or the page is already known to be broken
@@ -263,8 +262,8 @@ class Book:
             self._keys[p.src_uri] = key
             cached = self._cache.get(p.src_uri, key)
             if cached is not None:
-                p.run = cached
                 self.from_cache.append(p.src_uri)
+                files.extend(self._settle(p, cached))
                 continue
             from .runner import PageJob  # here: a build served from the cache needs no runner
 
@@ -286,45 +285,42 @@ class Book:
             from .pool import PagePool, preimport  # (nor multiprocessing)
 
             preimport(s.workers)
-            self._in_pool = {job.src_uri for job in jobs}
             self._pool = PagePool(jobs, s.workers)
         else:
             self._log_runs()
+        return files
 
     def _take_runs(self) -> list[GeneratedFile]:
-        """Settle the runs not taken in yet: store them in the cache, check the references
-        their outputs make, note their errors; returns the files they publish."""
-        if self._pool is not None:
-            for src_uri, run in self._pool.poll(timeout=0.0).items():
-                page = self.pages[src_uri]
-                if page.run is not None:
-                    continue
-                page.run = run
-                self.executed.append(src_uri)
-                if run.error is None:
-                    self.timings[src_uri] = (run.started, run.finished)
-                    self._cache.put(src_uri, self._keys[src_uri], run)
-            if not self._pool.busy:
-                self._pool.close()
-                self._pool = None
-                self._log_runs()
+        """Take the runs the pool has finished: store them in the cache and settle them;
+        returns the files they publish."""
         files: list[GeneratedFile] = []
-        for p in sorted(self.pages.values(), key=lambda p: p.src_uri):
-            if p.run is None or p.src_uri in self._taken:
-                continue
-            self._taken.add(p.src_uri)
-            ref_errors = self._output_ref_errors(p)
-            p.errors.extend(ref_errors)
-            self.errors.extend(ref_errors)
-            if p.run.error is not None:
-                self.errors.append(p.run.error)
-            files.extend(self._page_files(p))
+        for src_uri, run in sorted(self._pool.take_finished().items()):
+            self.executed.append(src_uri)
+            if run.error is None:
+                self.timings[src_uri] = (run.started, run.finished)
+                self._cache.put(src_uri, self._keys[src_uri], run)
+            files.extend(self._settle(self.pages[src_uri], run))
+        if not self._pool.busy:
+            self._pool.close()
+            self._pool = None
+            self._log_runs()
         return files
+
+    def _settle(self, p: _Page, run: PageRun) -> list[GeneratedFile]:
+        """Give a page its run: note the run's error and those of the references its outputs
+        make; returns the files its outputs publish."""
+        p.run = run
+        ref_errors = self._output_ref_errors(p)
+        p.errors.extend(ref_errors)
+        self.errors.extend(ref_errors)
+        if run.error is not None:
+            self.errors.append(run.error)
+        return self._page_files(p, run)
 
     def _log_runs(self) -> None:
         log.info("numbook: %d pages executed, %d from cache", len(self.executed), len(self.from_cache))
 
-    def _page_files(self, p: _Page) -> list[GeneratedFile]:
+    def _page_files(self, p: _Page, run: PageRun) -> list[GeneratedFile]:
         """The files one page's outputs publish (a path another page wrote is an error)."""
         files: list[GeneratedFile] = []
 
@@ -338,7 +334,7 @@ class Book:
                 return
             files.append(GeneratedFile(src_uri, content.encode("utf-8")))
 
-        for out in p.run.outputs if p.run is not None else []:
+        for out in run.outputs:
             if out.figure is not None:
                 base = figures_dir(p.src_uri) + out.figure.fig_id
                 add(base + ".light.svg", out.figure.svg)
@@ -429,7 +425,6 @@ class Book:
                 "and HTML (another plugin or extension dropped an HTML comment?)"
             )
         return html_text
-
 
     def finish_output(self, src_uri: str, page_html: str) -> str:
         """The page's HTML with each figure's data fold in place of its comment (see `render`)."""

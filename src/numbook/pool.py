@@ -86,7 +86,8 @@ def run_pages(jobs: Sequence[PageJob], workers: int) -> dict[str, PageRun]:
     """Run every job; returns src_uri -> PageRun (failures carry ``error``)."""
     pool = PagePool(jobs, workers)
     try:
-        return pool.wait()
+        pool.wait()
+        return pool.take_finished()
     finally:
         pool.close()
 
@@ -106,8 +107,10 @@ class PagePool:
     def __init__(self, jobs: Sequence[PageJob], workers: int) -> None:
         self._ctx = multiprocessing.get_context("fork")
         self._pending = list(jobs)
+        self._pages = {job.src_uri for job in jobs}
         self._running: list[_Running] = []
-        self._results: dict[str, PageRun] = {}
+        self._results: dict[str, PageRun] = {}  # finished, not taken yet
+        self._finished: set[str] = set()
         self._workers = max(1, workers)
         self._frozen = False
         self._start_free()
@@ -117,16 +120,23 @@ class PagePool:
         """Whether a page is still waiting or running."""
         return bool(self._pending or self._running)
 
-    def wait(self, src_uri: str | None = None) -> dict[str, PageRun]:
-        """Block until ``src_uri`` (None: every page) is done; returns every run finished so far."""
-        while self.busy and (src_uri is None or src_uri not in self._results):
+    def wait(self, src_uri: str | None = None) -> None:
+        """Block until ``src_uri`` (None: every page) is done; a page not given to the pool
+        is not waited for."""
+        if src_uri is not None and src_uri not in self._pages:
+            self.poll()
+            return
+        while self.busy and (src_uri is None or src_uri not in self._finished):
             self.poll(timeout=None)
-        return dict(self._results)
 
-    def poll(self, timeout: float | None = 0.0) -> dict[str, PageRun]:
+    def take_finished(self) -> dict[str, PageRun]:
+        """The runs finished since the last call (failures carry ``error``)."""
+        taken, self._results = self._results, {}
+        return taken
+
+    def poll(self, timeout: float | None = 0.0) -> None:
         """Take what the workers sent, stop pages past their time, start waiting pages;
-        block at most ``timeout`` seconds (None: until something happens). Returns every
-        run finished so far."""
+        block at most ``timeout`` seconds (None: until something happens)."""
         if self._running:
             deadline = max(0.0, min(r.deadline for r in self._running) - time.monotonic())
             ready = wait([r.conn for r in self._running], timeout=deadline if timeout is None else min(timeout, deadline))
@@ -135,7 +145,6 @@ class PagePool:
                     self._receive(r)
             self._stop_overdue()
         self._start_free()
-        return dict(self._results)
 
     def close(self) -> None:
         """Stop every page still running (a build that failed elsewhere); forget waiting ones."""
@@ -149,9 +158,8 @@ class PagePool:
 
     def _start_free(self) -> None:
         while self._pending and len(self._running) < self._workers:
-            if not self._frozen:
-                gc.freeze()
-                self._frozen = True
+            gc.freeze()  # what the host made since the last fork, too
+            self._frozen = True
             job = self._pending.pop(0)
             recv, send = self._ctx.Pipe(duplex=False)
             proc = self._ctx.Process(target=_child, args=(job, send), name=f"numbook:{job.src_uri}", daemon=True)
@@ -168,6 +176,7 @@ class PagePool:
 
     def _finish(self, r: _Running, run: PageRun) -> None:
         self._results[r.job.src_uri] = run
+        self._finished.add(r.job.src_uri)
         self._running.remove(r)
         r.conn.close()
         r.process.join(timeout=5)
@@ -211,6 +220,4 @@ class PagePool:
                     '(raise the limit with the block option timeout="SECONDS" or the plugin option timeout)',
                     cell=r.cell,
                 )
-                self._results[r.job.src_uri] = PageRun(error=err)
-                self._running.remove(r)
-                r.conn.close()
+                self._finish(r, PageRun(error=err))

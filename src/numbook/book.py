@@ -71,6 +71,7 @@ class Settings:
     planned: Mapping[str, str | int] = field(default_factory=dict)  # announced page -> its number
     planned_text: str = "{label} (coming soon)"  # how a reference to an announced page reads
     figure_min_text_px: float = 0.0  # a figure's variants scroll rather than shrink their text below this
+    link_packages: Sequence[str] = ()  # teaching code's calls into these link to their source
 
 
 @dataclass(frozen=True)
@@ -251,7 +252,7 @@ class Book:
         s = self.settings
         self._cache = Cache(s.cache_dir, s.root)
         environment = environment_fingerprint()
-        settings = {"decimals": s.decimals}
+        settings = {"decimals": s.decimals, "link_packages": list(s.link_packages)}
         watch = tuple(os.path.abspath(os.path.join(s.root, w)) for w in s.watch)
         rank = {src_uri: i for i, src_uri in enumerate(run_order)}
         jobs, files = [], []
@@ -279,6 +280,7 @@ class Book:
                     watch=watch,
                     decimals=s.decimals,
                     timeout=max(limits) if limits else float(s.timeout),  # a page may ask for less, too
+                    link_packages=tuple(s.link_packages),
                 )
             )
         if jobs:

@@ -73,11 +73,18 @@ def page_key(src_uri: str, cells: Iterable[CodeCell | InlineCell], environment: 
         "environment": environment,
         "settings": settings,
         "cells": [
-            {"code": c.code, "options": asdict(c.options)} if isinstance(c, CodeCell) else {"expr": c.expr}
+            {"code": c.code, "options": _run_options(c)} if isinstance(c, CodeCell) else {"expr": c.expr}
             for c in cells
         ],
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _run_options(cell: CodeCell) -> dict:
+    """The options that shape what a block produces (how it is shown, ``kind``, does not)."""
+    options = asdict(cell.options)
+    del options["kind"]
+    return options
 
 
 class Cache:

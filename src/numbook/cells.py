@@ -16,6 +16,7 @@ class BlockOptions:
 
     hide: bool = False
     check: str | None = None
+    kind: str | None = None  # "teach", "present" or "setup"; None: follows from what the block makes
     figure: str | None = None
     caption: str | None = None
     alt: str | None = None
@@ -153,6 +154,9 @@ class CellOutput:
     items: list[dict[str, str]] = field(default_factory=list)
     figure: FigureOutput | None = None
     value: str | None = None  # inline cells: the formatted, escaped value
+    #: Functions and classes of the linked packages the block calls ("pkg.module.name"), in
+    #: the order they first appear: the reader's "source" links.
+    sources: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -180,6 +184,7 @@ class PageRun:
                     items=[dict(i) for i in o["items"]],
                     figure=fig,
                     value=o["value"],
+                    sources=[dict(x) for x in o.get("sources", [])],
                 )
             )
         err = None

@@ -52,3 +52,10 @@ class NumbookConfig(base.Config):
     #: figure that would shrink further to fit a narrow column keeps this legible width
     #: and scrolls sideways instead. 0 turns it off.
     figure_min_text_px = c.Type((int, float), default=0)
+    #: ``page.md#anchor``: the section that explains checks. The one-line legend before a
+    #: page's first check mark links to it. Unset: the legend has no link.
+    check_help = c.Optional(c.Type(str))
+    #: ``{package: page}``: a teaching block's calls into ``package`` (its functions and
+    #: classes) get a "Source" line linking to ``page#module.name``, a page that shows each
+    #: one's code under that id. Empty: no source links.
+    source_links = c.Type(dict, default={})

@@ -30,7 +30,10 @@ from collections.abc import Callable
 from .cells import BlockOptions, CellError, CodeCell, EquationLabel, FigRef, Heading, InlineCell, ParsedPage
 
 FLAG_OPTIONS = {"hide"}
-VALUE_OPTIONS = {"check", "figure", "caption", "alt", "timeout"}
+VALUE_OPTIONS = {"check", "figure", "caption", "alt", "timeout", "kind"}
+#: How a block is shown (`numbook.render.block_kind`): its code in view, folded after what it
+#: made, or in the page's one setup fold.
+KINDS = ("teach", "present", "setup")
 KNOWN_OPTIONS = FLAG_OPTIONS | VALUE_OPTIONS
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
@@ -138,6 +141,16 @@ def parse_info(info: str) -> BlockOptions | None:
             raise OptionError(f"timeout must be a number of seconds, got {values['timeout']!r}") from None
         if not timeout > 0:
             raise OptionError("timeout must be positive")
+    kind = values.get("kind")
+    if kind is not None:
+        if kind not in KINDS:
+            raise OptionError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        if "check" in values:
+            raise OptionError("a check is shown as its mark: kind does not apply to it")
+        if "hide" in values:
+            raise OptionError("hide and kind both say how the block is shown: give one")
+        if kind == "setup" and "figure" in values:
+            raise OptionError("a setup block cannot make a figure: its code goes to the page's setup fold")
     fig = values.get("figure")
     if fig is not None:
         if not _ID.match(str(fig)):
@@ -158,6 +171,7 @@ def parse_info(info: str) -> BlockOptions | None:
     return BlockOptions(
         hide=bool(values.get("hide", False)),
         check=values.get("check"),  # type: ignore[arg-type]
+        kind=kind,  # type: ignore[arg-type]
         figure=fig,  # type: ignore[arg-type]
         caption=values.get("caption"),  # type: ignore[arg-type]
         alt=values.get("alt"),  # type: ignore[arg-type]

@@ -15,7 +15,8 @@ Anchors are the ids inside a page's ``<article>``: section headings, figures, an
 element an author gave an id (equations, questions). Ids that page machinery makes up and
 renumbers (tabs and other form controls, footnotes, code lines, notebook cells) are not
 addresses anyone should cite, so they are not listed; nor is the page title's (the page's
-own address cites it).
+own address cites it), nor an id named after code (class ``numbook-source-name``: the
+engine's source listing, whose ids follow its modules and functions).
 
     uv run python -m numbook.permalinks --update   # build the book, add what is new
     uv run python -m numbook.permalinks --check    # build the book, list what was dropped
@@ -45,6 +46,8 @@ ABOUT = (
 _MACHINE_ID = re.compile(r"^(__|fn:|fnref:|cell-)")
 # Form controls' ids are machinery too; a page's title (h1) is cited by the page's address.
 _SKIPPED_TAGS = {"input", "label", "h1"}
+# Elements named after code (a source listing's functions) move with the code, not the book.
+_CODE_NAMED = "numbook-source-name"
 _REFRESH = re.compile(r'<meta\s+http-equiv="refresh"\s+content="\d+;\s*url=([^"]+)"', re.I)
 
 
@@ -66,7 +69,10 @@ class _Anchors(HTMLParser):
             self.depth += 1
         if not self.depth or tag in _SKIPPED_TAGS:
             return
-        ident = dict(attrs).get("id")
+        attributes = dict(attrs)
+        ident = attributes.get("id")
+        if _CODE_NAMED in (attributes.get("class") or "").split():
+            return
         if ident and not _MACHINE_ID.match(ident):
             self.ids.append(ident)
 

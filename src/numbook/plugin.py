@@ -137,6 +137,9 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             slugify=toc.get("slugify", default_slugify),
             separator=toc.get("separator", "-"),
             figure_min_text_px=float(self.config.figure_min_text_px),
+            md_in_html="md_in_html" in exts,
+            check_help=self.config.check_help,
+            source_pages=dict(self.config.source_links),
         )
         return config
 
@@ -162,6 +165,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             planned=dict(self.config.planned),
             planned_text=self.config.planned_text,
             figure_min_text_px=float(self.config.figure_min_text_px),
+            link_packages=tuple(self.config.source_links),
         )
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:

@@ -10,6 +10,7 @@ URLs the caller computes (``url_for``), so this module knows nothing about MkDoc
 from __future__ import annotations
 
 import html
+import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,9 @@ class RenderOptions:
     slugify: Callable[[str, str], str] | None = None
     separator: str = "-"
     figure_min_text_px: float = 0.0  # a figure never shows its smallest text below this (0: off)
+    md_in_html: bool = False  # neighbouring checks can share one <div markdown> strip
+    check_help: str | None = None  # "page.md#anchor" explaining checks, linked from the legend
+    source_pages: Mapping[str, str] = field(default_factory=dict)  # package -> page showing its code
 
 
 @dataclass
@@ -246,6 +250,93 @@ def fill_refs(text: str, ctx: PageContext, labels: Labels, display: Mapping[str,
     return _apply(text, edits)
 
 
+TEACH, PRESENT, SETUP = "teach", "present", "setup"
+
+#: What a folded block's summary says it made, by kind of output.
+_MADE = {"table": "this table", "widget": "this widget", "markdown": "the text above"}
+
+
+def block_kind(cell: CodeCell, out: CellOutput) -> str:
+    """How a block is shown: ``teach`` (its code in view, where it stands), ``present`` (its
+    code folded after what it made) or ``setup`` (its code in the page's one setup fold).
+
+    The block's ``kind=`` decides; without it, a block that makes a figure, a table, a widget
+    or Markdown is presentation, a ``hide`` block that makes none of these joins the setup
+    fold (with a note of the section it stood in), and any other block computes what the
+    prose is explaining: teaching code.
+    """
+    if cell.options.kind:
+        return cell.options.kind
+    makes = out.figure is not None or any(item["type"] in _MADE for item in out.items)
+    if makes:
+        return PRESENT
+    return SETUP if cell.options.hide else TEACH
+
+
+def _fold_summary(out: CellOutput, figure_label: str | None) -> str:
+    """The one line a presentation block's fold shows, tied to what the block made."""
+    if figure_label:
+        return f"Code for {figure_label}"
+    made = [item["type"] for item in out.items if item["type"] in _MADE]
+    if made.count("table") > 1:
+        return "Code for these tables"
+    if made:
+        return f"Code for {_MADE[made[0]]}"
+    return "Code behind the numbers that follow"
+
+
+def code_fold(summary: str, blocks: Sequence[tuple[str | None, str]], css_class: str, style: str | None) -> str:
+    """A closed fold holding Python code: one line in the page, the code a click away.
+
+    ``blocks`` are ``(note, code)``: a note (where the block stood) is written above its code.
+    """
+    if style in ("???", "!!!"):
+        title = summary.replace('"', "&quot;")
+        parts = []
+        for note, code in blocks:
+            if note:
+                parts.append(f'<p class="numbook-code__where">{html.escape(note)}</p>')
+            parts.append(fenced(code, "python"))
+        return f'{style} {css_class} "{title}"\n\n' + _indent("\n\n".join(parts), "    ")
+    codes = "\n".join(
+        (f'<p class="numbook-code__where">{html.escape(note)}</p>\n' if note else "")
+        + f"<pre><code>{html.escape(code)}</code></pre>"
+        for note, code in blocks
+    )
+    return f'<details class="{css_class}">\n<summary>{html.escape(summary)}</summary>\n{codes}\n</details>'
+
+
+def source_links(called: Sequence[Mapping[str, str]], ctx: PageContext, opts: RenderOptions) -> str:
+    """One line under teaching code: each engine function it calls, linked to its source.
+
+    The links are Markdown, relative to the page's source, so the host checks that every
+    target page and anchor exists (MkDocs' link validation).
+    """
+    links = []
+    for call in called:
+        target = call["target"]
+        page = next((pg for pkg, pg in opts.source_pages.items() if target.startswith(pkg + ".")), None)
+        if page is not None:
+            rel = posixpath.relpath(page, _page_dir(ctx.src_uri) or ".")
+            links.append(f"[`{call['name']}`]({rel}#{target})")
+    if not links:
+        return ""
+    return "Source: " + ", ".join(links) + ("\n{: .numbook-sources }" if opts.attr_list else "")
+
+
+def check_legend(help_page: str | None, url_for: Callable[[str], str]) -> str:
+    """One line, before a page's first check mark, that says what the marks are."""
+    text = (
+        f'<span class="numbook-check__mark" aria-hidden="true">{CHECK_MARK}</span> '
+        "marks a statement about these numbers that the build verified; open a mark to read its test."
+    )
+    if help_page:
+        target, _, anchor = help_page.partition("#")
+        href = url_for(target) + (f"#{anchor}" if anchor else "")
+        text += f' <a href="{html.escape(href)}">How checks work</a>'
+    return f'<p class="numbook-check-legend">{text}</p>'
+
+
 def _block(
     cell: CodeCell,
     out: CellOutput,
@@ -256,17 +347,26 @@ def _block(
     opts: RenderOptions,
 ) -> list[str]:
     chunks: list[str] = []
-    shown: list[str] = [fenced(cell.code, "python")]
-    if out.stdout:
-        shown.append(fenced(out.stdout, "{.text .numbook-output}"))
-    if not cell.options.hide:
-        if cell.options.check:
+    kind = block_kind(cell, out)
+    stdout = fenced(out.stdout, "{.text .numbook-output}") if out.stdout else None
+    if cell.options.check:
+        if not cell.options.hide:
+            shown = [fenced(cell.code, "python")] + ([stdout] if stdout else [])
             chunks.append(_check_box(cell.options.check, shown, cell.code, opts.collapsible))
-        else:
-            chunks.extend(shown)
+    else:
+        if kind == TEACH:
+            chunks.append(fenced(cell.code, "python"))
+            links = source_links(out.sources, ctx, opts)
+            if links:
+                chunks.append(links)
+        if stdout:
+            chunks.append(stdout)
     for item in out.items:
         if item["type"] == "table":
-            chunks.append(item["markdown"].rstrip("\n"))
+            table_md = item["markdown"].rstrip("\n")
+            if opts.md_in_html:  # marked as computed (a reader's test finds its code fold after it)
+                table_md = f'<div class="numbook-table-output" markdown="1">\n\n{table_md}\n\n</div>'
+            chunks.append(table_md)
         elif item["type"] == "markdown":
             chunks.append(fill_refs(item["text"].rstrip("\n"), ctx, labels, display))
         elif item["type"] == "export":
@@ -282,15 +382,23 @@ def _block(
                 f'data-numbook-widget="{html.escape(item["kind"])}" data-src="{html.escape(url)}">\n'
                 f'{item["fallback"]}\n</div>'
             )
+    label = labels.figures[out.figure.fig_id].label if out.figure is not None else None
+    fold = None
+    if kind == PRESENT and not cell.options.check:
+        fold = code_fold(_fold_summary(out, label), [(None, cell.code)], "numbook-code", opts.collapsible)
     if out.figure is not None:
-        label = labels.figures[out.figure.fig_id].label
         base = figures_dir(ctx.src_uri)
         shown_figure = figure_html(out.figure, label, url_for, base, opts.figure_min_text_px)
+        chunks.append(ctx.defer_html(shown_figure, out.figure.fig_id) if ctx.defer_html else shown_figure)
+        if fold:  # directly after the figure, before the data behind it
+            chunks.append(fold)
+            fold = None
         data = figure_data_html(out.figure, label, url_for, base)
         if ctx.defer_data:
             data = ctx.defer_data(data)
-        html_text = f"{shown_figure}\n{data}"
-        chunks.append(ctx.defer_html(html_text, out.figure.fig_id) if ctx.defer_html else html_text)
+        chunks.append(data)
+    if fold:
+        chunks.append(fold)
     return chunks
 
 
@@ -328,6 +436,12 @@ def render_page(
         if run_error is not None and run_error.cell not in {c.index for c in ctx.parsed.cells}:
             problems.append((run_error.line, ShownProblem.of(run_error)))  # stopped before its first block
 
+    code_cells = [c for c in ctx.parsed.cells if isinstance(c, CodeCell)]
+    setup = [c for c in code_cells if c.index in outputs and block_kind(c, outputs[c.index]) == SETUP
+             and not c.options.check]
+    strips = _check_strips(text, code_cells)
+    legend_due, strip_open = True, False
+
     for cell in ctx.parsed.cells:
         failed = run_error is not None and run_error.cell == cell.index
         if isinstance(cell, InlineCell):
@@ -343,6 +457,11 @@ def render_page(
         out = outputs.get(cell.index)
         if opts.enabled and out is not None and not failed:
             chunks = _block(cell, out, ctx, labels, display, url_for, opts)
+            if setup and cell is setup[0]:
+                notes = [_where(c, ctx) if c.options.kind != SETUP else None for c in setup]
+                fold = code_fold("Code that sets up this page", list(zip(notes, (c.code for c in setup))),
+                                 "numbook-code numbook-setup", opts.collapsible)
+                chunks.insert(0, fold)
         else:
             chunks = [fenced(cell.code, "python")]
             if failed and opts.show_errors:
@@ -357,6 +476,16 @@ def render_page(
                     f"<figcaption>{html.escape(info.label)}: {escape_text(cell.options.caption or '')} "
                     f"{_self_link(info.fig_id)}</figcaption></figure>"
                 )
+        first, last = strips.get(cell.index, (False, False))
+        if first and opts.md_in_html and opts.enabled:
+            chunks.insert(0, '<div class="numbook-checks" markdown="1">')
+            strip_open = True
+        if first and legend_due and opts.enabled and ctx.run is not None:
+            chunks.insert(1 if strip_open else 0, check_legend(opts.check_help, url_for))
+            legend_due = False
+        if last and strip_open:
+            chunks.append("</div>")
+            strip_open = False
         body = "\n\n".join(chunks)
         edits.append((cell.start, cell.end, "\n" + _indent(body, cell.indent) + "\n\n"))
 
@@ -396,6 +525,30 @@ def render_page(
                     edits.append((h.line_end, h.line_end, f" {{ #{slug} }}"))
 
     return _apply(text, edits)
+
+
+def _where(cell: CodeCell, ctx: PageContext) -> str | None:
+    """Where a block that joined the setup fold stood: "In 3.4 Title" (None before any section)."""
+    k, heading = None, None
+    for k_, h in enumerate(ctx.parsed.headings, start=ctx.first_section):
+        if h.line < cell.fence_line:
+            k, heading = k_, h
+    if heading is None:
+        return None
+    number = section_prefix(ctx.number, k) if ctx.number else ""
+    return f"For {number}{_plain(heading.text)}"
+
+
+def _check_strips(text: str, cells: Sequence[CodeCell]) -> dict[int, tuple[bool, bool]]:
+    """Shown checks, each marked (first of its strip, last of its strip): checks with nothing
+    but blank lines between them stand side by side in one strip."""
+    shown = [c for c in cells if c.options.check and not c.options.hide]
+    strips: dict[int, tuple[bool, bool]] = {}
+    for k, cell in enumerate(shown):
+        joins_previous = k > 0 and not text[shown[k - 1].end : cell.start].strip()
+        joins_next = k + 1 < len(shown) and not text[cell.end : shown[k + 1].start].strip()
+        strips[cell.index] = (not joins_previous, not joins_next)
+    return strips
 
 
 def _whole_lines(text: str, start: int, end: int) -> bool:

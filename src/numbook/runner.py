@@ -49,6 +49,7 @@ class PageJob:
     watch: tuple[str, ...]  # absolute directories holding project modules
     decimals: int
     timeout: float  # seconds for the whole page
+    link_packages: tuple[str, ...] = ()  # a block's calls into these get "source" links
 
 
 def _under(path: str, dirs: Sequence[str]) -> bool:
@@ -227,6 +228,41 @@ def _run_code(cell: CodeCell, job: PageJob, namespace: dict[str, Any]) -> Any:
     return eval(compile(ast.Expression(last), job.display_path, "eval", dont_inherit=True), namespace)
 
 
+def called_sources(code: str, namespace: dict[str, Any], packages: Sequence[str]) -> list[dict[str, str]]:
+    """Each function or class of ``packages`` that ``code`` calls: ``{"name": as the code
+    calls it, "target": "module.qualname" where it is defined}``.
+
+    Only module-level functions and classes count (a page of source shows each under its
+    name), and only calls through plain names and attribute chains (``nn.softmax(...)``,
+    ``encdec.generate(...)``) are looked up, in the namespace the block ran in: nothing is
+    evaluated that the block did not already evaluate.
+    """
+    if not packages:
+        return []
+    found: list[dict[str, str]] = []
+    for node in ast.walk(ast.parse(code)):
+        if not isinstance(node, ast.Call):
+            continue
+        chain, func = [], node.func
+        while isinstance(func, ast.Attribute):
+            chain.append(func.attr)
+            func = func.value
+        if not isinstance(func, ast.Name) or func.id not in namespace:
+            continue
+        obj = namespace[func.id]
+        for attr in reversed(chain):
+            obj = getattr(obj, attr, None)
+        module = getattr(obj, "__module__", None) or ""
+        qualname = getattr(obj, "__qualname__", None)
+        if not (callable(obj) and qualname and "." not in qualname and "<" not in qualname):
+            continue
+        if any(module == p or module.startswith(p + ".") for p in packages):
+            target = f"{module}.{qualname}"
+            if all(f["target"] != target for f in found):
+                found.append({"name": ast.unparse(node.func), "target": target})
+    return found
+
+
 def _block_figures(value: Any) -> list[Any]:
     """The figures a block made: those pyplot holds open, plus a Figure it ended with."""
     figs: list[Any] = []
@@ -292,6 +328,7 @@ def execute(job: PageJob, progress: Callable[[int], None] = lambda i: None) -> P
                     out.stdout = buf.getvalue()
                 out.figure = _collect_figure(cell, rec, value, job, namespace)
                 out.items = rec.items
+                out.sources = called_sources(cell.code, namespace, job.link_packages)
             else:
                 code = compile("\n" * (cell.line - 1) + cell.expr, job.display_path, "eval", dont_inherit=True)
                 value = eval(code, namespace)

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import html
+import logging
 import re
+
+import pytest
+from mkdocs.exceptions import Abort
 
 from .conftest import build_error
 
@@ -43,7 +47,7 @@ def test_blocks_share_one_namespace_in_order_and_show_code_and_output(make_site)
     assert [text_of(o).strip() for o in outputs] == ["first 5", "second 50"]  # a silent block: no box
 
 
-def test_hidden_block_runs_but_is_not_shown(make_site):  # b
+def test_hidden_block_runs_and_its_code_waits_in_the_setup_fold(make_site):  # b
     site = make_site({"index.md": """
         ```python exec hide
         secret_name = 6 * 7
@@ -52,9 +56,11 @@ def test_hidden_block_runs_but_is_not_shown(make_site):  # b
         The answer is `{py} secret_name`.
     """})
     site.build()
-    page = site.html()
-    assert "secret_name" not in page
+    page = site.main()
     assert "The answer is 42." in text_of(page)
+    folds = re.findall(r'<details class="numbook-code numbook-setup">(.*?)</details>', page, re.S)
+    assert len(folds) == 1 and "secret_name = 6 * 7" in text_of(folds[0])  # in the setup fold, not lost
+    assert "secret_name" not in text_of(re.sub(r"<details.*?</details>", "", page, flags=re.S))
 
 
 def test_check_block_is_shown_as_a_collapsed_verification(make_site):  # b
@@ -219,3 +225,178 @@ def test_api_works_when_numbook_itself_lies_under_a_watched_dir(make_site):
     """}, plugin={"watch": ["src", package_parent]})
     site.build()
     assert "2.500" in site.main()
+
+
+KINDS_PAGE = """
+    # Kinds
+
+    ```python exec kind=setup
+    from numbook.api import table
+    import numpy as np
+    ```
+
+    The scores are computed here, in view:
+
+    ```python exec
+    scores = np.array([1.0, 2.0])  # (2,)
+    ```
+
+    ```python exec
+    table(scores[None, :], header=["a", "b"], decimals=1)
+    ```
+
+    ```python exec kind=setup
+    HELPER = 3
+    ```
+
+    ```python exec kind=present
+    doubled = scores * 2
+    ```
+
+    ## Later
+
+    ```python exec hide
+    later = 1
+    ```
+
+    The sum is `{py} doubled.sum() + HELPER + later`.
+"""
+
+
+def _folds(page: str) -> list[tuple[str, str, str]]:
+    """(class, summary, text) of each closed fold of code, in page order."""
+    return [(cls, text_of(summary), text_of(body)) for cls, summary, body in re.findall(
+        r'<details class="(numbook-code[^"]*)">\s*<summary>(.*?)</summary>(.*?)</details>', page, re.S)]
+
+
+def test_block_kinds_teach_in_view_present_after_their_output_setup_in_one_fold(make_site):
+    site = make_site({"index.md": KINDS_PAGE})
+    site.build()
+    page = site.main()
+    folds = _folds(page)
+    assert [(cls, summary) for cls, summary, _ in folds] == [
+        ("numbook-code numbook-setup", "Code that sets up this page"),
+        ("numbook-code", "Code for this table"),
+        ("numbook-code", "Code behind the numbers that follow"),
+    ]
+    setup_text = folds[0][2]
+    assert "from numbook.api import table" in setup_text and "HELPER = 3" in setup_text  # both setup blocks
+    assert "For Later later = 1" in " ".join(setup_text.split())  # a hidden block, with where it stood
+    assert "table(scores" in folds[1][2] and "doubled = scores * 2" in folds[2][2]
+    outside = re.sub(r"<details.*?</details>", "", page, flags=re.S)
+    assert "scores = np.array" in text_of(outside)  # teaching code stays in view
+    for hidden in ("import numpy", "table(scores", "HELPER = 3", "doubled ="):
+        assert hidden not in text_of(outside)
+    # the table's fold follows the table, and the setup fold comes first, at its first block
+    assert page.index("<table>") < page.index("Code for this table")
+    assert page.index("Code that sets up this page") < page.index("The scores are computed")
+    assert "The sum is 10.0." in text_of(page) or "The sum is 10." in text_of(page)
+
+
+CHECKS_PAGE = """
+    # Checks
+
+    ```python exec
+    x = 2
+    ```
+
+    Two is even and positive.
+
+    ```python exec check="two is even"
+    assert x % 2 == 0
+    ```
+
+    ```python exec check="two is positive"
+    assert x > 0
+    ```
+
+    And it is small.
+
+    ```python exec check="two is small"
+    assert x < 10
+    ```
+"""
+
+
+def test_neighbouring_checks_share_a_strip_and_the_first_carries_the_legend(make_site):
+    site = make_site(
+        {"index.md": CHECKS_PAGE, "guide.md": "# Guide\n\n## Checks {#checks}\n\nHow they work.\n"},
+        extensions=["md_in_html", "attr_list"],
+        plugin={"check_help": "guide.md#checks"},
+    )
+    site.build()
+    page = site.main()
+    strips = re.findall(r'<div class="numbook-checks">(.*?)</div>\s*(?=<p|<div class="numbook-checks"|$)', page, re.S)
+    assert [s.count('<details class="numbook-check"') for s in strips] == [2, 1]
+    legends = re.findall(r'<p class="numbook-check-legend">(.*?)</p>', page, re.S)
+    assert len(legends) == 1 and page.index("numbook-check-legend") < page.index('class="numbook-check"')
+    assert "verified" in text_of(legends[0]) and 'href="guide/#checks"' in legends[0]
+
+
+SOURCES_PAGE = """
+    # Sources
+
+    ```python exec kind=setup
+    from toyengine import layers
+    ```
+
+    ```python exec
+    y = layers.double(3)  # (): an int
+    z = layers.Box(y).value
+    w = max(y, z)  # a builtin: no link
+    ```
+
+    ```python exec
+    layers.double(1)  # the same call again: a link on each block that makes it
+    ```
+"""
+SOURCE_LISTING = """
+    # Source
+
+    ## `double` {#toyengine.layers.double}
+
+    ## `Box` {#toyengine.layers.Box}
+"""
+
+
+def test_teaching_code_links_each_engine_call_to_its_source(make_site):
+    site = make_site(
+        {"guide/index.md": SOURCES_PAGE, "reference/source.md": SOURCE_LISTING},
+        extensions=["attr_list"],
+        plugin={"source_links": {"toyengine": "reference/source.md"}},
+    )
+    site.write("src/toyengine/__init__.py", "")
+    site.write("src/toyengine/layers.py", "def double(x):\n    return 2 * x\n\n\nclass Box:\n"
+               "    def __init__(self, value):\n        self.value = value\n")
+    site.build()
+    page = site.main("guide")
+    lines = re.findall(r'<p class="numbook-sources">(.*?)</p>', page, re.S)
+    links = [re.findall(r'<a href="([^"]+)"><code>([^<]+)</code></a>', line) for line in lines]
+    assert links == [
+        [("../reference/source/#toyengine.layers.double", "layers.double"),
+         ("../reference/source/#toyengine.layers.Box", "layers.Box")],
+        [("../reference/source/#toyengine.layers.double", "layers.double")],
+    ]
+
+
+def test_a_source_link_to_a_missing_anchor_fails_a_strict_build(make_site):
+    site = make_site(
+        {"index.md": SOURCES_PAGE, "reference/source.md": "# Source\n\nNothing listed.\n"},
+        extensions=["attr_list"],
+        plugin={"source_links": {"toyengine": "reference/source.md"}},
+    )
+    site.write("src/toyengine/__init__.py", "")
+    site.write("src/toyengine/layers.py", "def double(x):\n    return 2 * x\n\n\nclass Box:\n    value = 1\n"
+               "    def __init__(self, value):\n        pass\n")
+    config = site.root / "mkdocs.yml"
+    config.write_text(config.read_text() + "validation:\n  anchors: warn\n")
+    warnings: list[str] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: warnings.append(record.getMessage())
+    logging.getLogger("mkdocs").addHandler(handler)
+    try:
+        with pytest.raises(Abort):
+            site.build(strict=True)
+    finally:
+        logging.getLogger("mkdocs").removeHandler(handler)
+    assert any("#toyengine.layers.double" in w for w in warnings)

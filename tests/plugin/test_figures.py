@@ -126,7 +126,9 @@ def test_search_indexes_the_figure_but_not_the_numbers_behind_it(make_site):
     site.build()
     page = site.main()
     after_figure = page.split('id="fig-line"')[1].split("</figure>", 1)[1]
-    assert after_figure.startswith('\n<details class="numbook-data">')  # in place, right under its figure
+    # in place: the figure's code fold right under it, then the data behind it
+    assert re.match(r'\s*<details class="numbook-code">\s*<summary>Code for Figure [\d.]+</summary>.*?</details>'
+                    r'\s*<details class="numbook-data">', after_figure, re.S)
     assert "<!--numbook-data" not in page
     index = json.loads(site.site_file("search/search_index.json").read_text(encoding="utf-8"))
     text = " ".join(doc["text"] for doc in index["docs"])

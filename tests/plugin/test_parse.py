@@ -27,6 +27,8 @@ def test_flags_and_quoted_values():
     assert opts.check == 'the largest weight goes to "river"'
     fig = parse_info("python exec figure=\"fig-x\" caption='Two words' alt=\"A bar chart\" timeout=\"120\"")
     assert (fig.figure, fig.caption, fig.alt, fig.timeout) == ("fig-x", "Two words", "A bar chart", 120.0)
+    assert parse_info("python exec kind=setup").kind == "setup"
+    assert parse_info("python exec").kind is None  # follows from what the block makes
 
 
 @pytest.mark.parametrize(
@@ -42,6 +44,10 @@ def test_flags_and_quoted_values():
         ('python exec hide hide', "given twice"),
         ('python exec timeout="soon"', "timeout must be a number"),
         ('python exec figure="has space" caption="c" alt="a"', "figure id"),
+        ('python exec kind="folded"', "kind must be one of teach, present, setup"),
+        ('python exec kind="setup" check="c"', "kind does not apply"),
+        ('python exec kind="teach" hide', "give one"),
+        ('python exec kind="setup" figure="f" caption="c" alt="a"', "cannot make a figure"),
     ],
 )
 def test_bad_options_are_errors(info, message):

@@ -185,3 +185,96 @@ EXAMPLES: dict[str, Example] = {
         lambda: bf.shape_diagram([("X", 4, 3, "e"), "@", ("$W_Q$", 3, 3, "q"), "=", ("Q", 4, 3, "q")],
                                  title="Queries from input rows"), 3),
 }
+
+
+# --- the wiring and unit diagrams, on the book's own models (bookfigures.wiring, .units) ---
+
+
+def _priya():
+    from tinyformer.models import block_parts
+
+    heads = block_parts.load_heads()
+    return heads, block_parts.heads_forward(heads)
+
+
+def _river():
+    from tinyformer.models import onehead
+
+    toy = onehead.load_params()
+    return toy, onehead.forward(toy, onehead.encode(onehead.RIVER_SENTENCE))
+
+
+def _twoblock():
+    from tinyformer.models import twoblock
+
+    p = twoblock.load_params()
+    return p, twoblock.forward(p)
+
+
+def _encdec_out():
+    from tinyformer.models import encdec
+
+    return encdec.forward(encdec.load_params(), encdec.PAIRS[0][0], "<bos> la rive")
+
+
+def _reads():
+    from tinyformer import nn
+
+    n, k, window = 10, 3, 3
+    return ({"fixed window": nn.local_mask(n, window), "recurrent": nn.local_mask(n, 2),
+             "convolution": nn.local_mask(n, k), "self-attention": nn.causal_mask(n)},
+            {"fixed window": 1})
+
+
+def _wiring_examples() -> dict[str, Example]:
+    from tinyformer import cost, nn
+    from tinyformer.models import block_parts, encdec, onehead, twoblock
+
+    river_words = list(onehead.RIVER_SENTENCE)
+    teaching_q = np.array([1.0, 2.0, 0.0, 1.0])
+    teaching_k = np.array([[0.4, 0.0, 1.0, 0.0], [0.0, 2.0, 0.0, 0.0], [1.0, 0.0, -1.0, 0.0]])
+    teaching_w = softmax(teaching_k @ teaching_q / 2.0)
+    teaching_v = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    return {
+        "wiring_multihead": Example(
+            lambda: bf.multihead_diagram(_priya()[1]["E"], _priya()[0]["heads"], _priya()[0]["W_O"],
+                                         _priya()[1]["mask"]), 25),
+        "wiring_rows_features": Example(
+            lambda: bf.rows_and_features(_river()[1]["weights"], river_words, river_words.index("bank"),
+                                         block_parts.load_ffn(), mask=_river()[1]["mask"],
+                                         coordinates=onehead.COORDINATES), 12),
+        "wiring_residual_stream": Example(
+            lambda: bf.residual_stream(_twoblock()[0], _twoblock()[1]["ids"]), 15),
+        "wiring_norm_pre": Example(lambda: bf.norm_placement(_twoblock()[0], _twoblock()[1]["residual"][0], "pre"), 7),
+        "wiring_norm_post": Example(
+            lambda: bf.norm_placement(_twoblock()[0], _twoblock()[1]["residual"][0], "post"), 7),
+        "wiring_generation_loop": Example(
+            lambda: bf.generation_loop(_twoblock()[0], twoblock.encode(twoblock.SENTENCE), 3, twoblock.decode), 3),
+        "wiring_sources_self_cross": Example(lambda: bf.attention_sources(_encdec_out()), 8),
+        "wiring_sources_three_jobs": Example(lambda: bf.attention_sources(_encdec_out(), ("enc", "dec", "cross")), 12),
+        "wiring_two_sequences": Example(
+            lambda: bf.two_sequences(encdec.load_params(), encdec.PAIRS[0][0], "<bos> la"), 10),
+        "units_score_grids": Example(lambda: bf.score_grids([4, 8], cost.PART2), 2),
+        "units_window_inputs": Example(lambda: bf.window_inputs(river_words, 3, cost.PART2), 3),
+        "units_prefix_means": Example(lambda: bf.prefix_means(river_words, cost.PART2), 3),
+        "units_final_row": Example(
+            lambda: bf.final_row(onehead.load_params(), onehead.encode(onehead.RIVER_SENTENCE), onehead.VOCAB,
+                                 target="water"), 25),
+        "units_reach_window_recurrence": Example(
+            lambda: bf.reach({m: _reads()[0][m] for m in ("fixed window", "recurrent")}, _reads()[1]), 2),
+        "units_reach_conv_attention": Example(
+            lambda: bf.reach({m: _reads()[0][m] for m in ("convolution", "self-attention")}, _reads()[1]), 2),
+        "units_allowed_context": Example(
+            lambda: bf.allowed_context(onehead.decode(onehead.all_positions_example()[0]),
+                                       onehead.decode(onehead.all_positions_example()[1]), nn.causal_mask(10)), 10),
+        "units_query_keys": Example(
+            lambda: bf.query_against_keys(teaching_q, teaching_k, ["the", "cat", "sleeps"], "le"), 3),
+        "units_value_mixture": Example(
+            lambda: bf.value_mixture(teaching_w, teaching_v, ["the", "cat", "sleeps"]), 4),
+        "units_past_memory": Example(lambda: bf.past_and_memory(_encdec_out()), 21),
+        "units_fitted_weights": Example(
+            lambda: bf.fitted_cross_weights(encdec.load_checkpoint(), *encdec.PAIRS[0]), 6),
+    }
+
+
+EXAMPLES.update(_wiring_examples())

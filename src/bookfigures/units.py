@@ -65,7 +65,7 @@ def score_grids(ns: Sequence[int], widths) -> Figure:
     text_w = [max(text_width(a, bold=True), text_width(b)) * 1.05 for a, b in heads]
     gap = 0.25
     cell = 0.22
-    while cell > 0.08 and sum(max(c["n"] * cell, t) for c, t in zip(counts, text_w)) + gap * (len(counts) - 1) > WIDTH:
+    while cell > 0.08 and sum(max(c["n"] * cell, t) for c, t in zip(counts, text_w)) + gap * (len(counts) - 1) > WIDTH - 0.06:
         cell -= 0.01
     sh = Sheet()
     top = 0.5
@@ -691,8 +691,11 @@ def _fitted_spec(checkpoint: Mapping, source, target):
 def fitted_cross_weights_alt(checkpoint: Mapping, source, target) -> str:
     """The before/after grid in words: each French row's largest weight, at the start and fitted."""
     w0, w1, src, tgt, steps = _fitted_spec(checkpoint, source, target)
-    parts = "; ".join(f"{t}: {w0[i].max():.2f} on {src[int(w0[i].argmax())]} at the start, "
-                      f"{w1[i].max():.2f} on {src[int(w1[i].argmax())]} fitted" for i, t in enumerate(tgt))
+    def top(w) -> str:
+        j = int(w.argmax())
+        return f"{w[j]:.2f} to {src[j]} (English position {j + 1})"
+
+    parts = "; ".join(f"{t}: {top(w0[i])} at the start, {top(w1[i])} fitted" for i, t in enumerate(tgt))
     return (f"A grid of cross-attention weights, {len(tgt)} French rows by {len(src)} English columns, each row "
             f"twice: at the seeded start of the fitting run and after its {steps} steps. Largest weight of each "
             f"row: {parts}.")

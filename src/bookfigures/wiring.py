@@ -733,9 +733,9 @@ def _two_spec(params, source, prefix):
 def two_sequences_alt(params, source, prefix) -> str:
     """The two sequences and their jobs in words, with the engine's shapes."""
     out, src, tgt, nxt = _two_spec(params, source, prefix)
-    return (f"Two columns. Left, the source {' '.join(src)}: the encoder reads all {len(src)} tokens, without a "
+    return (f"Two columns. Left, the source “{' '.join(src)}”: the encoder reads all {len(src)} tokens, without a "
             f"mask, and returns {shape_text(out['encoded'].shape)} encoded rows, the memory. Right, the target "
-            f"written so far, {' '.join(tgt)}: the decoder reads it with a causal mask "
+            f"written so far, “{' '.join(tgt)}”: the decoder reads it with a causal mask "
             f"({shape_text(out['decoder_self']['weights'].shape)} weights), and its rows ask the memory through "
             f"cross-attention ({shape_text(out['cross']['weights'].shape)} weights, target × source). Its last row "
             f"predicts the next token: {nxt}.")

@@ -278,3 +278,23 @@ def test_past_and_memory_and_fitted_weights_write_the_engines_weights(prefix):
     rows = fig.data_table[1]
     assert np.allclose([r[2:] for r in rows[0::2]], before) and np.allclose([r[2:] for r in rows[1::2]], after)
     assert f"after {checkpoint['steps']} steps" in _text(fig)
+
+
+DIAGRAMS = sorted(name for name in __import__("tests.figures.catalogue", fromlist=["EXAMPLES"]).EXAMPLES
+                  if name.startswith(("wiring_", "units_")))
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_every_shape_of_a_diagram_lies_inside_it(name):
+    """The layout is computed in inches: no box, cell or arrow may run off the figure's edge."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from .catalogue import EXAMPLES
+
+    fig = EXAMPLES[name].build()
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    frame = fig.bbox.padded(1.5)
+    for patch in fig.axes[0].patches:
+        box = patch.get_window_extent(renderer)
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1, \
+            f"{type(patch).__name__} at {box} leaves {fig.bbox}"

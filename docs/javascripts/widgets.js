@@ -160,7 +160,8 @@
     }
     const caption = figure.querySelector(".numbook-caption");
     if (caption) caption.textContent = variant.caption;
-    const details = figure.nextElementSibling;
+    let details = figure.nextElementSibling;  // the data fold, after the figure's code fold
+    while (details && details.matches("details.numbook-code")) details = details.nextElementSibling;
     if (details && details.classList.contains("numbook-data")) {
       // a fold not opened yet keeps its content in a template (numbook-lean): change it there
       const data = details.querySelector(":scope > template[data-numbook-fold]")?.content ?? details;

@@ -23,9 +23,13 @@ With ``wheel:`` set, it also publishes packages of the project as a wheel (see
 :mod:`numbook.wheel`) for notebooks that run outside the project's checkout: in each
 published ``.ipynb`` it writes the wheel's address into the install cell (the line that
 assigns ``url_variable``), and a notebook that imports the wheel's packages without such a
-line stops the build. The address is ``site_url`` joined with the wheel's path when
-``site_url`` is set, else the path relative to the notebook; the download link, when
-JavaScript runs, writes in the address as seen from the site that served the page.
+line stops the build. The address ends in ``#sha256=<the wheel's hash>``, so pip refuses a
+wheel that changed after the build. It is absolute, in the edition the notebook belongs to
+(numbook-cite's permanent address of the edition, else ``site_url``), when one is known, and
+then the notebook's relative links to the site become absolute too, so a copy opened in a
+local Jupyter still installs and links to its own edition; with neither, the path is relative
+to the notebook. The download link, when JavaScript runs, writes in the address (hash
+included) as seen from the site that served the page.
 
 Around mkdocs-jupyter's cache (``.cache/mkdocs-jupyter``, which it writes in place and
 reads back without a check): before each build a damaged entry, such as an interrupted
@@ -198,6 +202,32 @@ def set_variable(notebook: dict, variable: str, value: str) -> int:
     return count
 
 
+_RELATIVE_LINK = re.compile(r"(\]\()(?![a-z][a-z0-9+.-]*:|#|/)([^)\s]+)(\))", re.I)
+
+
+def absolute_links(notebook: dict, page_url: str) -> int:
+    """Turn each relative Markdown link of the notebook's text cells into an absolute one,
+    resolved against the address of the notebook's page; count them."""
+    count = 0
+    for cell in notebook.get("cells", []):
+        if cell.get("cell_type") != "markdown":
+            continue
+        source, n = _RELATIVE_LINK.subn(lambda m: m[1] + urljoin(page_url, m[2]) + m[3], cell_source(cell))
+        if n:
+            cell["source"] = source.splitlines(keepends=True)
+            count += n
+    return count
+
+
+def _edition_url(config) -> str | None:
+    """The permanent address of the edition being built: numbook-cite's, else ``site_url``."""
+    cite = config.plugins.get("numbook-cite")
+    edition = getattr(cite, "edition", None)
+    if edition is not None and edition.url:
+        return edition.url
+    return config.site_url or None
+
+
 def imports_any(notebook: dict, modules: tuple[str, ...]) -> bool:
     """Whether a code cell imports one of ``modules``."""
     pattern = re.compile(rf"^\s*(?:import|from)\s+(?:{'|'.join(map(re.escape, modules))})\b", re.M)
@@ -298,12 +328,14 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         if self.wheel is None:
             block = f'<p class="numbook-download"><a class="md-button" href="{html.escape(name)}" download>{label}</a></p>\n'
         else:
+            # pip refuses a wheel whose bytes do not hash to the #sha256= the address carries
             wheel = self._site_relative(f"{self.config.wheel.dir}/{self.wheel.filename}", page)
-            baked = self._publish_notebook(page, config, notebook, wheel)
+            pinned = f"{wheel}#sha256={hashlib.sha256(self.wheel.content).hexdigest()}"
+            baked = self._publish_notebook(page, config, notebook, pinned)
             script = self._site_relative(f"{self.config.css_dir}/{DOWNLOAD_SCRIPT}", page)
             block = (
                 f'<p class="numbook-download"><a class="md-button" href="{html.escape(name)}" download="{html.escape(name)}" '
-                f'data-numbook-wheel="{html.escape(wheel)}" data-numbook-baked="{html.escape(baked)}">{label}</a></p>\n'
+                f'data-numbook-wheel="{html.escape(pinned)}" data-numbook-baked="{html.escape(baked)}">{label}</a></p>\n'
                 f'<p class="numbook-wheel">{html.escape(self.config.wheel.link_text)} '
                 f'<a href="{html.escape(wheel)}" download>{html.escape(self.wheel.filename)}</a></p>\n'
                 f'<script src="{html.escape(script)}" defer></script>\n'
@@ -316,9 +348,19 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         return html_text[: found.end()] + "\n" + block + html_text[found.end() :]
 
     def _publish_notebook(self, page, config, notebook: dict, wheel_path: str) -> str:
-        """Fill the install cell of the notebook the site publishes; return the address written."""
+        """Fill the install cell of the notebook the site publishes; return the address written.
+
+        With a known address the notebook leaves the site self-contained: the wheel's address
+        (with its hash) and every relative link in its text become absolute, in the edition it
+        was published in (numbook-cite's permanent address, else ``site_url``), so a copy opened
+        in a local Jupyter installs the engine of that edition and links to its pages.
+        """
         where = f"docs/{page.file.src_uri}"
-        address = urljoin(config.site_url, f"{self.config.wheel.dir}/{self.wheel.filename}") if config.site_url else wheel_path
+        base = _edition_url(config)
+        address = wheel_path
+        if base:
+            address = urljoin(base, f"{self.config.wheel.dir}/{self.wheel.filename}") + wheel_path[wheel_path.find("#"):]
+            absolute_links(notebook, urljoin(base, page.url))
         if not set_variable(notebook, self.config.wheel.url_variable, address) and imports_any(notebook, self.wheel.top_level):
             reason = (
                 f"imports {' or '.join(self.wheel.top_level)} but has no install cell (a code line "

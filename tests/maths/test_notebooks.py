@@ -244,12 +244,24 @@ def test_the_wheel_holds_the_named_package_and_its_dependencies_only(tmp_path):
     assert (site / "assets" / "notebooks" / "notebook-download.js").is_file()
 
 
-def test_the_published_notebook_gets_the_wheel_address(tmp_path):
-    notebook = _notebook(["# Workbook"], [INSTALL_CELL, "import mini\nprint(mini.ANSWER)"])
+def test_the_published_notebook_gets_the_wheel_address_pinned_by_its_hash(tmp_path):
+    import hashlib
+
+    notebook = _notebook(["# Workbook", "Back to [the first page](../../index.md), or [the top](#workbook)."],
+                         [INSTALL_CELL, "import mini\nprint(mini.ANSWER)"])
     site = build_site(make_wheel_site(tmp_path / "a", notebook))
-    assert published_install_line(site) == 'SITE_WHEEL = "../../wheels/mini-1.2.3-py3-none-any.whl"  # filled in by the build'
+    wheel = site / "wheels" / "mini-1.2.3-py3-none-any.whl"
+    pin = f"#sha256={hashlib.sha256(wheel.read_bytes()).hexdigest()}"
+    assert published_install_line(site) == f'SITE_WHEEL = "../../wheels/mini-1.2.3-py3-none-any.whl{pin}"  # filled in by the build'
     site = build_site(make_wheel_site(tmp_path / "b", notebook, site_url="https://example.org/book/"))
-    assert published_install_line(site) == 'SITE_WHEEL = "https://example.org/book/wheels/mini-1.2.3-py3-none-any.whl"  # filled in by the build'
+    assert published_install_line(site) == f'SITE_WHEEL = "https://example.org/book/wheels/mini-1.2.3-py3-none-any.whl{pin}"  # filled in by the build'
+    # with an address, the notebook's relative links lead to that site too; in-page ones stay
+    published = nbformat.read(site / "workbooks" / "one" / "one.ipynb", as_version=4)
+    text = next(c for c in published.cells if c.cell_type == "markdown" and "first page" in c.source).source
+    assert "[the first page](https://example.org/book/index.md)" in text and "[the top](#workbook)" in text
+    # the download button's address carries the same pin
+    page = (site / "workbooks" / "one" / "index.html").read_text(encoding="utf-8")
+    assert f'data-numbook-wheel="../../wheels/mini-1.2.3-py3-none-any.whl{pin}"' in page
     # the source notebook is left as it was
     assert (tmp_path / "b" / "docs" / "workbooks" / "one.ipynb").read_text(encoding="utf-8") == notebook
 

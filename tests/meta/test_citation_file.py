@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -64,6 +65,22 @@ def test_citation_file_agrees_with_the_site_and_the_package():
     assert data["title"] == site["site_name"]
     assert str(data["version"]) == project["version"]
     datetime.date.fromisoformat(str(data["date-released"]))
+    assert site["site_author"] == " and ".join(a["name"] for a in data["authors"])
+
+
+def test_the_author_is_an_organisation_that_bibtex_keeps_whole():
+    """A reference manager shows one corporate author, not a person called "book" or "authors"."""
+    from numbook.cite import edition_from_cff, load_cff, page_citation
+
+    edition = edition_from_cff(load_cff(ROOT / "CITATION.cff"), cff()["url"])
+    (author,) = edition.authors
+    name = cff()["authors"][0]["name"]
+    assert "family-names" not in cff()["authors"][0] and not name.lower().startswith(("the ", "authors"))
+    assert author.bibtex == "{" + name + "}"  # double braces in the field: one name, not first/last
+    assert author.inverted == author.plain == name
+    book = page_citation(edition, edition.url, edition.title, whole_book=True)
+    assert re.search(r"^\s*author\s*=\s*\{\{" + re.escape(name) + r"\}\},$", book.bibtex, re.M)
+    assert book.plain.startswith(f"{name} ({edition.year}).")
 
 
 class _Lenient(yaml.SafeLoader):

@@ -71,3 +71,25 @@ def test_prose_shares_no_run_of_words_with_the_reference_lessons():
         capture_output=True, text=True, env=dict(os.environ),
     )
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_a_published_workbook_installs_and_links_to_its_own_edition(built_site: Path):
+    """The .ipynb saved straight from the site (no download button) names the wheel of the
+    edition it came from, pinned by the wheel's hash, and links to that edition's pages."""
+    import hashlib
+    import json as json_module
+
+    from numbook.cite import edition_from_cff, load_cff
+
+    edition = edition_from_cff(load_cff(ROOT / "CITATION.cff"), "https://attention-book.github.io/")
+    for notebook_path in sorted(built_site.glob("workbooks/*/*.ipynb")):
+        notebook = json_module.loads(notebook_path.read_text(encoding="utf-8"))
+        code = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code")
+        address = re.search(r'ENGINE_WHEEL = "([^"]+)"', code).group(1)
+        url, _, pin = address.partition("#sha256=")
+        assert url.startswith(f"{edition.url}wheels/tinyformer-"), address
+        wheel = built_site / url.removeprefix(edition.url)
+        assert pin == hashlib.sha256(wheel.read_bytes()).hexdigest()
+        text = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+        links = re.findall(r"\]\(([^)\s]+)\)", text)
+        assert links and all(link.startswith((edition.url, "#", "https://")) for link in links), links

@@ -70,7 +70,7 @@ def open_widgets(page, path: str) -> None:
 
 
 WIDGET_PARTS = {"include": [["[data-numbook-widget]"], ["figure[data-numbook-variants]"],
-                            ["figure[data-numbook-variants] + details"]]}
+                            ["figure[data-numbook-variants] + details.numbook-code + details.numbook-data"]]}
 
 
 def no_serious_violations(page, context: dict | None = WIDGET_PARTS) -> list[str]:
@@ -203,7 +203,7 @@ def sentences():
 def data_table(page, figure_id: str):
     """The table of the data behind a figure, its fold opened as a reader opens it (until
     then numbook-lean keeps the table out of the page, and a switch changes it there)."""
-    details = page.locator(f"#{figure_id} + details")
+    details = page.locator(f"#{figure_id} + details.numbook-code + details.numbook-data")
     if not details.evaluate("d => d.open"):
         details.locator("summary").press("Enter")  # by keyboard: the pointer stays off the widgets
     return details.locator("table")

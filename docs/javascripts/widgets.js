@@ -71,6 +71,16 @@
     return box;
   }
 
+  // A table wider than its box scrolls to the cell the prose names, past the row labels
+  // that stay in view (book.css holds the first column sticky).
+  function revealNamed(table) {
+    const named = table.querySelector(".numbook-named");
+    const box = table.closest(".numbook-widget-scroll");
+    if (!named || !box || box.scrollWidth <= box.clientWidth) return;
+    const labels = table.rows[0]?.cells[0]?.offsetWidth || 0;
+    box.scrollLeft = Math.max(0, named.offsetLeft - labels - 8);
+  }
+
   function tableHead(table, header, align) {
     const row = table.createTHead().insertRow();
     header.forEach((h, j) => row.append(element("th", { scope: "col", style: `text-align: ${align[j]}` }, h)));
@@ -93,6 +103,7 @@
         const isIndex = spec.index && j === 0;
         const cell = element(isIndex ? "th" : "td", { style: `text-align: ${spec.align[j]}` }, text);
         if (isIndex) cell.setAttribute("scope", "row");
+        if (spec.named && spec.named[0] === i && spec.named[1] === j) cell.classList.add("numbook-named");
         const explanation = spec.notes && !isIndex ? spec.notes[i][spec.index ? j - 1 : j] : null;
         if (explanation) {
           cell.dataset.note = explanation;
@@ -157,6 +168,14 @@
         img.height = variant.height;
       }
       img.style.minWidth = variant.min_width ? `${variant.min_width}px` : "";
+      const source = img.parentElement.matches("picture") ? img.parentElement.querySelector("source") : null;
+      if (source && variant.narrow) {  // the phone layout of this variant
+        source.srcset = file(dark ? variant.narrow.dark : variant.narrow.light);
+        if (variant.narrow.width) {
+          source.width = variant.narrow.width;
+          source.height = variant.narrow.height;
+        }
+      }
     }
     const caption = figure.querySelector(".numbook-caption");
     if (caption) caption.textContent = variant.caption;
@@ -200,6 +219,7 @@
       select(key) {
         radios.forEach((r) => { r.checked = r.value === key; });
         data.tables.forEach((variants, k) => fillTable(tables[k], variants[key], note));
+        tables.forEach(revealNamed);
         root.dataset.selected = key;
       },
       figures: data.figures,
@@ -229,6 +249,9 @@
     tableHead(table, ["", data.input_label, ...data.columns], align);
     const body = table.createTBody();
     const inputs = [];
+    // Sliders stand in a list of their own above the table, each as wide as the column (a
+    // thumb needs length to set a value); the table's input column repeats their values.
+    const sliderList = data.control === "slider" ? element("div", { class: "numbook-sliders" }) : null;
     const outputCells = data.names.map((name, i) => {
       const row = body.insertRow();
       row.append(element("th", { scope: "row" }, name));
@@ -240,17 +263,21 @@
           "aria-label": `${data.input_label} for ${name}` });
       inputs.push(input);
       const cell = element("td", { style: "text-align: right" });
-      cell.append(input);
       if (slider) {
         // the slider's value, written out: a range input shows no number of its own
         const places = Math.max(0, -Math.floor(Math.log10(data.step) + 1e-9));
         const value = element("output", { class: "numbook-slider-value", "aria-hidden": "true" });
-        const write = () => { value.textContent = formatNumber(Number(input.value), places); };
+        const copy = element("span", { class: "numbook-slider-copy" });
+        const write = () => { value.textContent = copy.textContent = formatNumber(Number(input.value), places); };
         input.addEventListener("input", write);
         input.numbookWrite = write;
         write();
-        cell.classList.add("numbook-slider");
-        cell.append(value);
+        const wrap = element("label", { class: "numbook-slider" });
+        wrap.append(element("span", { class: "numbook-slider-name" }, name), value, input);
+        sliderList.append(wrap);
+        cell.append(copy);
+      } else {
+        cell.append(input);
       }
       row.append(cell);
       return data.columns.map((column) => {
@@ -270,7 +297,7 @@
     const reset = element("button", { type: "button" }, "Back to the page's inputs");
     const status = element("p", { class: "numbook-note", role: "status" });
     root.replaceChildren(element("p", { class: "numbook-widget-label" }, data.label),
-      scrollBox(`${data.label}: inputs and results`, table));
+      ...(sliderList ? [sliderList] : []), scrollBox(`${data.label}: inputs and results`, table));
     if (data.scalars.length) root.append(scalarTable);
     root.append(reset, status);
 

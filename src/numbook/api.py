@@ -17,7 +17,7 @@ from typing import Any
 from . import record
 from .data import export_json
 from .format import format_value
-from .tables import table_markdown
+from .tables import narrow_markdown, table_markdown
 from .widgets import NAME, compute, switch, table_spec
 
 __all__ = ["table", "figure_data", "export", "markdown", "fmt", "fmt_vector", "fmt_shape", "fmt_quoted",
@@ -79,7 +79,11 @@ def table(
     """
     text = table_markdown(data, header=header, index=index, decimals=decimals, caption=caption)
     if record.current is not None:
-        record.current.items.append({"type": "table", "markdown": text})
+        item = {"type": "table", "markdown": text}
+        narrow = narrow_markdown(data, header=header, index=index, decimals=decimals, caption=caption)
+        if narrow is not None:
+            item["narrow"] = narrow  # what a phone shows instead (numbook.tables)
+        record.current.items.append(item)
     return text
 
 
@@ -116,13 +120,31 @@ def markdown(text: str) -> None:
         record.current.items.append({"type": "markdown", "text": str(text)})
 
 
-def variant(key: str, fig: Any, *, alt: str, caption: str | None = None) -> Any:
+def narrow(fig: Any) -> Any:
+    """This block's figure laid out for a narrow screen: a phone shows it instead.
+
+    Draw it from the same data (a heatmap turned on its side, fewer columns): a figure too
+    wide for a phone's column would otherwise scroll sideways or shrink its text. The caption,
+    alt text and data stay the block's. Returns ``fig``.
+    """
+    rec = record.current
+    if rec is not None:
+        from .figures import svg_of
+
+        if rec.narrow_svg is not None:
+            raise ValueError("narrow() called twice for this figure")
+        rec.narrow_svg = svg_of(fig)
+        rec.variant_figures.append(fig)  # left open in pyplot, it is still not "the" figure
+    return fig
+
+
+def variant(key: str, fig: Any, *, alt: str, caption: str | None = None, narrow: Any = None) -> Any:
     """Another version of this block's figure, which a `switch` naming the figure can show.
 
     Call it in a ``figure=`` block once per switch option (the block's own figure, the
     one it ends with, is what the page shows first and without JavaScript). ``alt`` is
-    this version's text alternative; ``caption`` replaces the block's caption when given.
-    Returns ``fig``.
+    this version's text alternative; ``caption`` replaces the block's caption when given;
+    ``narrow`` is this version laid out for a phone (see `narrow`). Returns ``fig``.
     """
     if not _NAME.match(str(key)):
         raise ValueError(f"variant key {key!r}: use letters, digits, '-', '_' and '.'")
@@ -132,6 +154,8 @@ def variant(key: str, fig: Any, *, alt: str, caption: str | None = None) -> Any:
 
         if any(v["key"] == key for v in rec.variants):
             raise ValueError(f"variant {key!r} given twice for this figure")
-        rec.variants.append(variant_output(str(key), fig, str(alt), None if caption is None else str(caption)))
+        rec.variants.append(variant_output(str(key), fig, str(alt), None if caption is None else str(caption), narrow))
         rec.variant_figures.append(fig)  # left open in pyplot, it is still not "the" figure
+        if narrow is not None:
+            rec.variant_figures.append(narrow)
     return fig

@@ -342,6 +342,9 @@ class Book:
                 add(base + ".light.svg", out.figure.svg)
                 add(base + ".dark.svg", dark_variant(out.figure.svg, self.settings.dark_colors))
                 add(base + ".csv", out.figure.csv)
+                if out.figure.narrow_svg is not None:
+                    add(base + ".narrow.light.svg", out.figure.narrow_svg)
+                    add(base + ".narrow.dark.svg", dark_variant(out.figure.narrow_svg, self.settings.dark_colors))
                 if out.figure.variants:
                     for name, text in variant_files(
                             out.figure, self.settings.dark_colors, self.settings.figure_min_text_px

@@ -136,8 +136,11 @@ class FigureOutput:
     header: list[str]
     rows: list[list[str]]  # formatted for display
     csv: str  # full precision, for download
-    # Versions a widget can switch to: dicts with key, svg, alt, caption (or None), header, rows, csv.
+    # Versions a widget can switch to: dicts with key, svg, alt, caption (or None), header, rows, csv,
+    # and narrow_svg (or None).
     variants: list[dict] = field(default_factory=list)
+    #: The same figure laid out for a narrow screen (`numbook.api.narrow`); None: it has none.
+    narrow_svg: str | None = None
 
 
 @dataclass

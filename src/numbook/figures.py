@@ -121,21 +121,28 @@ def figure_output(
     options: BlockOptions,
     data: tuple[list[str], list[list[Any]]] | None,
     variants: list[dict] | None = None,
+    narrow_svg: str | None = None,
 ) -> FigureOutput:
     """Save a block's figure with the data behind it (no data is an error), and its variants."""
+    variants = list(variants or [])
+    if variants and (narrow_svg is None) != all(v.get("narrow_svg") is None for v in variants):
+        raise ValueError(f"figure {options.figure!r}: give a narrow layout to the figure and to every "
+                         "variant (variant(..., narrow=...)), or to none of them")
     return FigureOutput(
         fig_id=str(options.figure),
         caption=str(options.caption),
         alt=str(options.alt),
         svg=svg_of(fig),
-        variants=list(variants or []),
+        variants=variants,
+        narrow_svg=narrow_svg,
         **_data_of(fig, data, f"figure {options.figure!r}"),
     )
 
 
-def variant_output(key: str, fig: Any, alt: str, caption: str | None) -> dict[str, Any]:
+def variant_output(key: str, fig: Any, alt: str, caption: str | None, narrow: Any = None) -> dict[str, Any]:
     """One other version of a block's figure, for a widget to switch to (see `numbook.api.variant`)."""
     return {"key": key, "svg": svg_of(fig), "alt": alt, "caption": caption,
+            "narrow_svg": None if narrow is None else svg_of(narrow),
             **_data_of(fig, None, f"figure variant {key!r}")}
 
 
@@ -147,7 +154,7 @@ def dark_variant(svg: str, colors: Mapping[str, str]) -> str:
 
 def variant_stem(fig: FigureOutput, variant: Mapping[str, Any]) -> str:
     """The stem of a variant's files: the figure's own for a variant identical to it."""
-    if variant["svg"] == fig.svg and variant["csv"] == fig.csv:
+    if variant["svg"] == fig.svg and variant["csv"] == fig.csv and variant.get("narrow_svg") == fig.narrow_svg:
         return fig.fig_id
     return f"{fig.fig_id}.{variant['key']}"
 
@@ -169,12 +176,19 @@ def variant_files(fig: FigureOutput, colors: Mapping[str, str], min_text_px: flo
             files[f"{stem}.light.svg"] = v["svg"]
             files[f"{stem}.dark.svg"] = dark_variant(v["svg"], colors)
             files[f"{stem}.csv"] = v["csv"]
+            if v.get("narrow_svg"):
+                files[f"{stem}.narrow.light.svg"] = v["narrow_svg"]
+                files[f"{stem}.narrow.dark.svg"] = dark_variant(v["narrow_svg"], colors)
         index[v["key"]] = {
             "light": f"{stem}.light.svg", "dark": f"{stem}.dark.svg", "csv": f"{stem}.csv",
             "alt": v["alt"], "caption": fig.caption if v["caption"] is None else v["caption"],
             "header": v["header"], "rows": [[html.unescape(c) for c in r] for r in v["rows"]],
             **(display_size(v["svg"], min_text_px) or {}),  # the image's box changes with it
         }
+        if v.get("narrow_svg"):
+            size = display_size(v["narrow_svg"], min_text_px) or {}
+            index[v["key"]]["narrow"] = {"light": f"{stem}.narrow.light.svg", "dark": f"{stem}.narrow.dark.svg",
+                                         "width": size.get("width"), "height": size.get("height")}
     files[f"{fig.fig_id}.variants.json"] = json.dumps(index, sort_keys=True, ensure_ascii=False,
                                                       separators=(",", ":")) + "\n"
     return files

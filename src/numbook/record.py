@@ -16,6 +16,7 @@ class Recorder:
     exports: set[str] = field(default_factory=set)
     variants: list[dict] = field(default_factory=list)  # other versions of the block's figure
     variant_figures: list[object] = field(default_factory=list)  # their Figure objects (not cached)
+    narrow_svg: str | None = None  # the block's figure as a phone shows it (`numbook.api.narrow`)
 
 
 current: Recorder | None = None

@@ -174,6 +174,11 @@ def _image_size(svg: str, min_text_px: float) -> str:
     return attrs
 
 
+#: Below this width a figure with a narrow layout shows it (book.css uses the same width for
+#: tables' narrow layouts).
+NARROW_MEDIA = "(max-width: 37.49em)"
+
+
 def figure_html(
     fig: FigureOutput, label: str, url_for: Callable[[str], str], base: str, min_text_px: float = 0.0
 ) -> str:
@@ -187,13 +192,25 @@ def figure_html(
         variants = f' data-numbook-variants="{html.escape(url_for(f"{base}{fig.fig_id}.variants.json"))}"'
         caption = f'<span class="numbook-caption">{caption}</span>'
     size = _image_size(fig.svg, min_text_px)
-    return (
-        f'<figure class="numbook-figure" id="{html.escape(fig.fig_id)}"{variants}>\n'
-        '<div class="numbook-figure__scroll">\n'
+    images = [
         # Lazy: the browser fetches only the variant of the reader's colour scheme, and
         # only when the figure comes near the screen.
-        f'<img src="{html.escape(light)}#only-light" alt="{alt}"{size} loading="lazy" decoding="async">\n'
-        f'<img src="{html.escape(dark)}#only-dark" alt="{alt}"{size} loading="lazy" decoding="async">\n'
+        f'<img src="{html.escape(url)}#only-{scheme}" alt="{alt}"{size} loading="lazy" decoding="async">'
+        for url, scheme in ((light, "light"), (dark, "dark"))
+    ]
+    css_class = "numbook-figure"
+    if fig.narrow_svg is not None:  # a phone fetches the narrow layout instead (<picture>)
+        css_class += " numbook-figure--narrow"
+        narrow_size = _image_size(fig.narrow_svg, 0.0)
+        images = [
+            f'<picture><source media="{NARROW_MEDIA}" srcset="{html.escape(url_for(f"{base}{fig.fig_id}.narrow.{scheme}.svg"))}"'
+            f"{narrow_size}>{image}</picture>"
+            for image, scheme in zip(images, ("light", "dark"))
+        ]
+    return (
+        f'<figure class="{css_class}" id="{html.escape(fig.fig_id)}"{variants}>\n'
+        '<div class="numbook-figure__scroll">\n'
+        + "\n".join(images) + "\n"
         "</div>\n"
         f"<figcaption>{html.escape(label)}: {caption} {_self_link(fig.fig_id)}</figcaption>\n"
         "</figure>"
@@ -365,7 +382,15 @@ def _block(
         if item["type"] == "table":
             table_md = item["markdown"].rstrip("\n")
             if opts.md_in_html:  # marked as computed (a reader's test finds its code fold after it)
-                table_md = f'<div class="numbook-table-output" markdown="1">\n\n{table_md}\n\n</div>'
+                narrow = item.get("narrow")
+                if narrow:  # a phone shows the narrow layout instead (book.css)
+                    table_md = (
+                        '<div class="numbook-table-output numbook-table--two-layouts" markdown="1">\n'
+                        f'<div class="numbook-table__wide" markdown="1">\n\n{table_md}\n\n</div>\n'
+                        f'<div class="numbook-table__narrow" markdown="1">\n\n{narrow.rstrip()}\n\n</div>\n</div>'
+                    )
+                else:
+                    table_md = f'<div class="numbook-table-output" markdown="1">\n\n{table_md}\n\n</div>'
             chunks.append(table_md)
         elif item["type"] == "markdown":
             chunks.append(fill_refs(item["text"].rstrip("\n"), ctx, labels, display))

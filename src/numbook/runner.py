@@ -291,9 +291,14 @@ def _collect_figure(
                 caption=_fill(str(cell.options.caption), "caption", cell, job, namespace),
                 alt=_fill(str(cell.options.alt), "alt", cell, job, namespace),
             )
-            return figure_output(figs[0], options, rec.figure_data, rec.variants)
+            try:
+                return figure_output(figs[0], options, rec.figure_data, rec.variants, rec.narrow_svg)
+            except ValueError as exc:
+                raise _BlockProblem(str(exc)) from None
         if rec.variants:
             raise _BlockProblem("variant() called in a block that has no figure option")
+        if rec.narrow_svg is not None:
+            raise _BlockProblem("narrow() called in a block that has no figure option")
         if figs:
             raise _BlockProblem(
                 f"block left {len(figs)} matplotlib figure(s) open but has no figure option: "

@@ -2,10 +2,17 @@
 
 Every cell goes through `numbook.format.format_value`, so tables follow the book's one
 number rule and strings cannot inject markup. Numeric columns are right-aligned.
+
+A table too wide for a phone's column also gets a narrow layout (`narrow_markdown`), made
+from the same cells: the table turned on its side when that fits, else its columns split
+into two or three stacked tables that each repeat the row labels. The page shows one or the
+other by the reader's width (the stylesheet); a table that fits neither way scrolls, with its
+row labels held in view.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -75,15 +82,104 @@ def table_markdown(
     def cell(x: Any) -> str:
         return "" if x is None else format_value(x, decimals)
 
+    head_cells = [escape_text(h) if h is not None else "" for h in (head or [""] * width)]
+    return _markdown(head_cells, [[cell(x) for x in r] for r in rows], numeric, caption)
+
+
+def _markdown(head: list[str], rows: list[list[str]], numeric: list[bool], caption: str | None) -> str:
     lines = []
     if caption:
         lines += [f"*{escape_text(caption)}*", ""]
-    head_cells = [escape_text(h) if h is not None else "" for h in (head or [""] * width)]
-    lines.append("| " + " | ".join(head_cells) + " |")
+    lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join("---:" if num else "---" for num in numeric) + "|")
     for r in rows:
-        lines.append("| " + " | ".join(cell(x) for x in r) + " |")
+        lines.append("| " + " | ".join(r) + " |")
     return "\n".join(lines) + "\n"
+
+
+#: The width, in CSS pixels, a table may take on a 390 px phone (its text column is 358 px;
+#: the estimate below is rough, so it keeps a margin).
+PHONE_COLUMN_PX = 330.0
+_CELL_PAD_PX = 11.0  # both sides' padding and a border at the phone's table font (12.8 px)
+_HEAD_CHAR_PX, _BODY_CHAR_PX = 7.9, 7.3  # average glyph widths, bold header and regular cells
+_MATH = re.compile(r"\$[^$]*\$")
+_MARKUP = re.compile(r"\\(.)|[*`_]")
+
+
+def shown_length(markdown_text: str) -> float:
+    """Roughly how many characters wide a cell's Markdown is at its narrowest: its longest
+    word, since a table cell wraps at spaces (maths counts a third of its TeX, unbroken)."""
+    maths = max((len(m) / 3 for m in _MATH.findall(markdown_text)), default=0.0)
+    words = _MARKUP.sub(r"\1", _MATH.sub(" ", markdown_text)).split()
+    return max([maths] + [len(w) for w in words])
+
+
+def estimated_width(head: list[str], rows: list[list[str]]) -> float:
+    """The narrowest a table of these cells can be on a phone, in CSS pixels (an estimate:
+    a browser makes a table wider than its column only when it cannot wrap it narrower)."""
+    total = 0.0
+    for j in range(len(head)):
+        widest = max([shown_length(head[j]) * _HEAD_CHAR_PX] + [shown_length(r[j]) * _BODY_CHAR_PX for r in rows])
+        total += widest + _CELL_PAD_PX
+    return total
+
+
+def narrow_layouts(
+    head: list[str], rows: list[list[str]], numeric: list[bool], limit: float = PHONE_COLUMN_PX
+) -> list[tuple[list[str], list[list[str]], list[bool]]] | None:
+    """The table as it should read on a phone, or None when it fits as it is or cannot be
+    made to fit (then it scrolls, with its row labels held in view).
+
+    The first column is the row labels. Tried in order: the table on its side (columns become
+    rows), then its columns split into two or three groups, each with the row labels.
+    """
+    if estimated_width(head, rows) <= limit or len(head) < 3:
+        return None
+    on_side_head = [head[0], *(r[0] for r in rows)]
+    on_side = [[head[j], *(r[j] for r in rows)] for j in range(1, len(head))]
+    if estimated_width(on_side_head, on_side) <= limit:
+        side_numeric = [False] + [all(numeric[1:])] * len(rows)
+        return [(on_side_head, on_side, side_numeric)]
+    label_width = estimated_width([head[0]], [[r[0]] for r in rows])
+    groups: list[list[int]] = [[]]
+    for j in range(1, len(head)):
+        trial = groups[-1] + [j]
+        width = label_width + estimated_width([head[k] for k in trial], [[r[k] for k in trial] for r in rows])
+        if groups[-1] and width > limit:
+            groups.append([j])
+        else:
+            groups[-1] = trial
+    too_wide = any(
+        label_width + estimated_width([head[k] for k in g], [[r[k] for k in g] for r in rows]) > limit for g in groups
+    )
+    if len(groups) > 3 or too_wide:
+        return None
+    return [
+        ([head[0], *(head[k] for k in g)], [[r[0], *(r[k] for k in g)] for r in rows], [numeric[0], *(numeric[k] for k in g)])
+        for g in groups
+    ]
+
+
+def narrow_markdown(
+    data: Any,
+    header: Sequence[Any] | None = None,
+    index: Sequence[Any] | None = None,
+    decimals: int | None = None,
+    caption: str | None = None,
+) -> str | None:
+    """The phone layout of `table_markdown`'s table as Markdown (stacked tables), or None.
+
+    The first column (the index, or the first of the data) is taken as the row labels.
+    """
+    head, rows, numeric = indexed_rows(data, header, index)
+    width = len(numeric)
+    head_cells = [escape_text(h) if h is not None else "" for h in (head or [""] * width)]
+    cells = [["" if x is None else format_value(x, decimals) for x in r] for r in rows]
+    layouts = narrow_layouts(head_cells, cells, numeric)
+    if layouts is None:
+        return None
+    parts = [_markdown(h, r, n, caption if k == 0 else None) for k, (h, r, n) in enumerate(layouts)]
+    return "\n".join(parts)
 
 
 def _scalar(x: Any) -> Any:

@@ -63,11 +63,15 @@ def table_spec(
     index: Sequence[Any] | None = None,
     decimals: int | None = None,
     notes: Sequence[Sequence[str | None]] | None = None,
+    named: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """A table for a widget: like `numbook.api.table` (same inputs, same number rule), as data.
 
     ``notes`` (one per body cell, index column excluded, None for none) are shown when the
-    reader focuses or hovers the cell: the arithmetic behind a number, say.
+    reader focuses or hovers the cell: the arithmetic behind a number, say. ``named`` is the
+    ``(row, column)`` of the cell the prose talks about (0-based, body rows, columns counted
+    with the row labels): it is marked, and a table wider than a phone scrolls to it on load
+    while its row labels stay in view.
     """
     head, rows, numeric = indexed_rows(data, header, index)
     width = len(numeric)
@@ -82,6 +86,11 @@ def table_spec(
         if len(notes) != len(body) or any(len(n) != len(b) for n, b in zip(notes, body)):
             raise ValueError("notes must have one entry per body cell (index column excluded)")
         spec["notes"] = [[None if n is None else str(n) for n in row] for row in notes]
+    if named is not None:
+        row, column = (int(k) for k in named)
+        if not (0 <= row < len(rows) and 0 <= column < width):
+            raise ValueError(f"named cell {named} is outside the table ({len(rows)} rows, {width} columns)")
+        spec["named"] = [row, column]
     return spec
 
 
@@ -93,8 +102,16 @@ def table_html(spec: Mapping[str, Any]) -> str:
         return f"<{tag}{style}>{text}</{tag}>"
 
     head = "".join(cell("th", html.escape(h), a) for h, a in zip(spec["header"], spec["align"]))
-    body = "\n".join("<tr>" + "".join(cell("td", html.escape(c), a) for c, a in zip(r, spec["align"])) + "</tr>"
-                     for r in spec["rows"])
+    named = tuple(spec.get("named") or (-1, -1))
+
+    def body_cell(i: int, j: int, text: str, align: str) -> str:
+        shown = cell("td", html.escape(text), align)
+        return shown.replace("<td", '<td class="numbook-named"', 1) if (i, j) == named else shown
+
+    body = "\n".join(
+        "<tr>" + "".join(body_cell(i, j, c, a) for j, (c, a) in enumerate(zip(r, spec["align"]))) + "</tr>"
+        for i, r in enumerate(spec["rows"])
+    )
     return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
 
 

@@ -299,3 +299,51 @@ def test_figures_in_and_out_of_admonitions_are_whole_html(make_site, caplog):
     # MkDocs saw both figure ids as anchors of the page (it validates links to them)
     assert '<a href="#fig-inside">Figure 1</a>' in page
     assert not [r.getMessage() for r in caplog.records if "anchor" in r.getMessage()]
+
+
+NARROW_PAGE = """
+# Narrow
+
+```python exec figure="fig-wide" caption="Wide" alt="Twelve bars"
+import matplotlib.pyplot as plt
+from numbook.api import figure_data, narrow
+
+fig, ax = plt.subplots(figsize=(9, 2))
+ax.bar(range(12), range(12))
+figure_data(["k", "v"], [[k, k] for k in range(12)])
+side, ax2 = plt.subplots(figsize=(3, 4))
+ax2.barh(range(12), range(12))
+narrow(side)
+fig
+```
+"""
+
+
+def test_a_figure_with_a_narrow_layout_shows_it_on_a_phone(make_site):
+    site = make_site({"index.md": NARROW_PAGE})
+    site.build()
+    page = site.main()
+    figure = re.search(r'<figure class="numbook-figure numbook-figure--narrow" id="fig-wide">(.*?)</figure>', page, re.S)
+    assert figure, "the figure is marked as having a narrow layout"
+    pictures = re.findall(r'<picture><source media="([^"]+)" srcset="([^"]+)"[^>]*><img src="([^"]+)"', figure.group(1))
+    assert [(m, src, img) for m, src, img in pictures] == [
+        ("(max-width: 37.49em)", "figures/fig-wide.narrow.light.svg", "figures/fig-wide.light.svg#only-light"),
+        ("(max-width: 37.49em)", "figures/fig-wide.narrow.dark.svg", "figures/fig-wide.dark.svg#only-dark"),
+    ]
+    wide = site.site_file("figures/fig-wide.light.svg").read_text()
+    side = site.site_file("figures/fig-wide.narrow.light.svg").read_text()
+    assert wide != side and site.site_file("figures/fig-wide.narrow.dark.svg").is_file()
+
+
+def test_narrow_outside_a_figure_block_is_an_error(make_site):
+    site = make_site({"index.md": """
+        ```python exec
+        import matplotlib.pyplot as plt
+        from numbook.api import narrow
+        fig, ax = plt.subplots()
+        narrow(fig)
+        plt.close("all")
+        ```
+    """})
+    message = build_error(site)
+    assert "narrow() called in a block that has no figure option" in message

@@ -180,8 +180,24 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         # MkDocs reads the pages in the order of `files`: they run in it, the first needed first
         run_order = [f.src_uri for f in files.documentation_pages()]
         generated = self.book.prepare(pages, published=published, run_order=run_order)
+        if not self.config.enabled and not self.serving:
+            self._refuse_unexecuted()
         self._publish(generated, files, config)
         return files
+
+    def _refuse_unexecuted(self) -> None:
+        """A disabled plugin is a prose preview for `mkdocs serve`: a build would publish
+        pages whose blocks did not run, so it stops (unless told the site is a throwaway)."""
+        from .extension import ALLOW_UNEXECUTED, unexecuted_allowed
+
+        pages = sorted(p.display_path for p in self.book.pages.values() if p.parsed.cells)
+        if pages and not unexecuted_allowed():
+            raise PluginError(
+                f"numbook: the plugin is disabled (`enabled: false`; the book's mkdocs.yml reads "
+                f"NUMBOOK_ENABLED), so this build would publish {len(pages)} page(s) whose blocks did not "
+                f"run: {', '.join(pages)}. A disabled plugin is a prose preview for `mkdocs serve`; "
+                f"enable it to build, or set {ALLOW_UNEXECUTED}=1 for a site that is never published."
+            )
 
     def _publish(self, generated: list[GeneratedFile], files: Files, config: MkDocsConfig) -> None:
         """Add the files the pages' outputs make to the site; stop a build at the first error.

@@ -203,7 +203,7 @@ def test_disabled_plugin_shows_code_and_runs_nothing(make_site):
 
         Value `{py} 1 + 1`.
     """}, plugin={"enabled": False})
-    plugin = site.build()
+    plugin = site.build(serve=True)  # a disabled plugin is a preview: `mkdocs build` refuses it
     page = site.html()
     assert 'raise SystemExit(&quot;must not run&quot;)' in page
     assert "<code>1 + 1</code>" in page

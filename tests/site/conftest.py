@@ -33,9 +33,15 @@ def build_book(site_dir: Path, cache_dir: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def book_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The numbook cache of `built_site` (another build of the book may reuse it)."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory, book_cache: Path) -> Path:
     site = tmp_path_factory.mktemp("site")
-    build_book(site, tmp_path_factory.mktemp("cache"))
+    build_book(site, book_cache)
     return site
 
 

@@ -52,8 +52,8 @@ class CaptionedTables(HTMLParser):
             self._rows[-1].append(self._text.strip())
             self._text = None
         elif tag == "table" and self._rows is not None:
-            if self._caption:
-                self.tables[self._caption] = self._rows
+            if self._caption:  # the first: a phone's narrow layout of the same table follows it
+                self.tables.setdefault(self._caption, self._rows)
             self._rows, self._last_em = None, ""
 
     def handle_data(self, data):

@@ -53,7 +53,7 @@ ACCESSED = "YYYY-MM-DD"
 MIKE_VERSION_VARIABLE = "MIKE_DOCS_VERSION"
 
 _FIGURE = re.compile(
-    r'(<figure class="numbook-figure" id="(?P<id>[^"]+)"[^>]*>.*?)(?P<end></figcaption>)', re.S
+    r'(<figure class="numbook-figure[^"]*" id="(?P<id>[^"]+)"[^>]*>.*?)(?P<end></figcaption>)', re.S
 )
 _BIBTEX_SPECIAL = str.maketrans({c: "\\" + c for c in "&%$#_{}"})
 
@@ -317,7 +317,10 @@ class CitePlugin(BasePlugin[CiteConfig]):
             # The page's own title (front matter), not the shorter one the navigation may give it.
             title = str(page.meta.get("title") or page.title or page.file.src_uri)
             number = page.meta.get("number")
-            if number is not None and not title.startswith(f"{_page_label(config)} {number}"):
+            # A part (a page whose H1 numbook writes from `number` and `title`) is cited as
+            # "Part 4. Title"; a page numbered only for its sections (L.1, L.2) keeps its title.
+            is_part = number is not None and "title" in page.meta
+            if is_part and not title.startswith(f"{_page_label(config)} {number}"):
                 title = f"{_page_label(config)} {number}. {title}"
             numbered = []  # (number, anchor) of the page's sections, in order
             if number is not None:

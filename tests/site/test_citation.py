@@ -65,6 +65,14 @@ def test_a_numbered_part_is_cited_by_its_number_and_title(built_site: Path):
     assert example == f"Section 2.1, in Part 2. One attention head with chosen weights, {edition_url()}part2-one-head/#p2-two-sentences"
 
 
+def test_a_page_numbered_only_for_its_sections_is_not_cited_as_a_part(built_site: Path):
+    """The one-page lesson numbers its sections L.1, L.2, … but is not "Part L"."""
+    page = html_of(built_site, "/cross-attention-one-page/")
+    title = dict(meta_tags(page))["citation_title"]
+    assert not title.startswith("Part ") and "in one page" in title.lower(), title
+    assert re.search(r'<h2 id="[^"]+">L\.1 ', page)
+
+
 def test_each_page_of_a_part_is_cited_with_the_sections_it_holds(built_site: Path):
     """Part 3 spans three pages: each citation names its own range of section numbers."""
     for path in ("/part3-learning/", "/part3-decoder/", "/part3-context/"):
@@ -78,7 +86,7 @@ def figures_of(site: Path) -> dict[str, tuple[str, str, str]]:
     """{figure id: (page path, label, caption)} read from the pages themselves."""
     found = {}
     for path in site_pages(site):
-        for fid, body in re.findall(r'<figure class="numbook-figure" id="([^"]+)"[^>]*>(.*?)</figure>', html_of(site, path), re.S):
+        for fid, body in re.findall(r'<figure class="numbook-figure[^"]*" id="([^"]+)"[^>]*>(.*?)</figure>', html_of(site, path), re.S):
             caption = re.search(r"<figcaption>(Figure [\dA-Z][\d.]*): (.*?) <a class=\"headerlink\"", body, re.S)
             # a figure a switch can change keeps its caption in a span the switch rewrites
             text = re.sub(r'^<span class="numbook-caption">(.*)</span>$', r"\1", caption.group(2), flags=re.S)
@@ -91,7 +99,7 @@ def test_every_figure_links_to_itself_and_says_how_to_cite_it(built_site: Path):
     assert len(figures) >= 10
     for fid, (path, label, _) in figures.items():
         page = html_of(built_site, path)
-        body = re.search(rf'<figure class="numbook-figure" id="{fid}"[^>]*>(.*?)</figure>', page, re.S).group(1)
+        body = re.search(rf'<figure class="numbook-figure[^"]*" id="{fid}"[^>]*>(.*?)</figure>', page, re.S).group(1)
         caption = re.search(r"<figcaption>(.*?)</figcaption>", body, re.S).group(1)
         assert f'href="#{fid}"' in caption
         cite = unescape(re.search(r"<summary>Cite this figure</summary>.*?<code[^>]*>(.*?)</code>", caption, re.S).group(1))

@@ -126,6 +126,13 @@ PRINT_MEDIA_FACTS = """() => {
         unloaded: shown.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
         whole: [...document.querySelectorAll('figure.numbook-figure')].every(f => getComputedStyle(f).breakInside === 'avoid'),
         linkAfter: crossPage ? getComputedStyle(crossPage, '::after').content : null,
+        foldBodies: [...document.querySelectorAll('details.numbook-code, details.numbook-data, details.numbook-check')]
+            .flatMap(d => [...d.children].filter(c => c.tagName !== 'SUMMARY'))
+            .filter(c => c.checkVisibility()).length,
+        folds: document.querySelectorAll('details.numbook-code, details.numbook-data').length,
+        claims: [...document.querySelectorAll('.numbook-check__claim')].filter(c => c.checkVisibility()
+            && c.getBoundingClientRect().width > 50).length,
+        checks: document.querySelectorAll('details.numbook-check').length,
     };
 }"""
 
@@ -186,5 +193,8 @@ def test_a_chapter_prints_cleanly(browser, served_site, scheme):
         assert facts["unloaded"] == []
         assert facts["whole"]
         assert facts["linkAfter"] and edition in facts["linkAfter"]
+        # folds print closed: summaries only, and each check as its claim in words
+        assert facts["folds"] > 10 and facts["foldBodies"] == 0
+        assert facts["checks"] > 10 and facts["claims"] == facts["checks"]
     finally:
         context.close()

@@ -68,6 +68,23 @@ def _span(values: np.ndarray, room: float) -> tuple[float, float]:
     return lo - (0.04 * width if lo < 0 else 0.0), hi + room * width
 
 
+def _given_span(xlim: Sequence[float] | None, values: np.ndarray, room: float) -> tuple[float, float]:
+    """The x-limits: `xlim` as given (checked to hold every bar and zero), else `_span`.
+
+    A figure's switch variants pass one `xlim`, so the bars keep one scale from variant to
+    variant and a reader compares lengths, not tick labels.
+    """
+    if xlim is None:
+        return _span(values, room)
+    lo, hi = (float(x) for x in xlim)
+    if not lo < hi:
+        raise ValueError(f"xlim {xlim!r}: the lower limit must be below the upper one")
+    if lo > min(0.0, float(values.min())) or hi < max(0.0, float(values.max())):
+        raise ValueError(f"xlim {xlim!r} cuts off bars: the values run from {float(values.min()):g} to "
+                         f"{float(values.max()):g}, and the axis must hold them and zero")
+    return lo, hi
+
+
 def _few_ticks(ax: Axes, lo: float, hi: float) -> None:
     """Two or three x ticks: every bar carries its value, the axis only gives the scale."""
     ticks = MaxNLocator(nbins=2, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
@@ -179,13 +196,14 @@ def _as_panels(values: object) -> np.ndarray:
 @styled
 def row_before_after(before: object, after: object, coord_labels: Sequence[object], *,
                      groups: Sequence[str] | None = None, titles: Sequence[str] | None = None,
-                     decimals: int = 2) -> Figure:
+                     decimals: int = 2, xlim: Sequence[float] | None = None) -> Figure:
     """A row before and after its update, coordinate by coordinate; one panel per row.
 
     Pass 2-D `before`/`after` (one row per panel) to set two contexts side by side, e.g.
     the bank row in the river sentence and in the cheque sentence. `groups` names the
     two states (default: before/after). Before bars are outlined, after bars solid, so
-    the two differ in shape as well as colour.
+    the two differ in shape as well as colour. `xlim=(lo, hi)` fixes the value axis (leave
+    room right of the bars for their labels), e.g. one axis for every variant of a switch.
     """
     b, a = _as_panels(before), _as_panels(after)
     if b.shape != a.shape:
@@ -196,7 +214,7 @@ def row_before_after(before: object, after: object, coord_labels: Sequence[objec
     n_panels, d = b.shape
     fig = new_figure(PHONE_WIDTH_IN if n_panels <= 2 else min(6.4, 1.8 * n_panels), 1.3 + 0.55 * d)
     axes = np.atleast_1d(fig.subplots(1, n_panels, sharex=True, sharey=True))
-    lo, hi = _span(np.concatenate([b.ravel(), a.ravel()]), 0.6)
+    lo, hi = _given_span(xlim, np.concatenate([b.ravel(), a.ravel()]), 0.6)
     for k, (ax, row_b, row_a, head) in enumerate(zip(axes, b, a, heads)):
         _before_after_panel(ax, row_b, row_a, coords, decimals, show_labels=(k == 0))
         ax.set_xlim(lo, hi)
@@ -231,7 +249,7 @@ def _before_after_panel(ax: Axes, before: np.ndarray, after: np.ndarray, coords:
 def paired_bars(labels: Sequence[object], first: object, second: object, *,
                 names: Sequence[str] = ("before", "after"), title: str | None = None,
                 xlabel: str = "value", decimals: int = 3, change: bool = True,
-                upper: float | None = None) -> Figure:
+                upper: float | None = None, xlim: Sequence[float] | None = None) -> Figure:
     """Two numbers per label, e.g. each position's loss before and after one training step.
 
     Not tied to a role of the colour legend (a loss is not a row), so neither series wears a
@@ -239,7 +257,9 @@ def paired_bars(labels: Sequence[object], first: object, second: object, *,
     told apart by shape. Drawn at phone width, like every figure. The data table has a
     "change" column (second − first) when the second series follows the first (``change``);
     leave it out for two series side by side. ``upper`` is a bound the values never reach
-    (1 for probabilities), so a label never rounds onto it.
+    (1 for probabilities), so a label never rounds onto it. ``xlim=(lo, hi)`` fixes the value
+    axis (leave room right of the bars for their labels), e.g. one axis for every variant of
+    a switch; by default it spans the bars with room for the labels.
     """
     a = np.asarray(first, dtype=float).ravel()
     b = np.asarray(second, dtype=float).ravel()
@@ -250,7 +270,7 @@ def paired_bars(labels: Sequence[object], first: object, second: object, *,
     fig = new_figure(PHONE_WIDTH_IN, 1.1 + 0.5 * a.size + (0.3 if title else 0.0))
     ax = fig.add_subplot()
     _before_after_panel(ax, a, b, labs, decimals, show_labels=True, colors=(NEUTRAL, NEUTRAL), upper=upper)
-    ax.set_xlim(*_span(np.concatenate([a, b]), 0.3))
+    ax.set_xlim(*_given_span(xlim, np.concatenate([a, b]), 0.3))
     ax.set_xlabel(plain(xlabel))
     handles = [Patch(facecolor="none", edgecolor=NEUTRAL, linewidth=1.6, label=plain(series[0])),
                Patch(facecolor=NEUTRAL, label=plain(series[1]))]

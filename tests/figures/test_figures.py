@@ -336,6 +336,30 @@ def test_paired_bars_record_a_change_only_when_the_second_series_follows_the_fir
     assert side_by_side.data_table == (["label", "river", "cheque"], [["x", 0.2, 0.3]])
 
 
+def test_paired_bars_take_one_axis_for_every_variant_and_refuse_one_that_cuts_a_bar():
+    """Switch variants share `xlim`: the same axis whatever their own values."""
+    import bookfigures as bf
+
+    small = bf.paired_bars(["x", "y"], [0.2, 0.4], [0.1, 0.3], xlim=(0, 2.5))
+    large = bf.paired_bars(["x", "y"], [0.2, 0.4], [1.5, 1.9], xlim=(0, 2.5))
+    assert small.axes[0].get_xlim() == large.axes[0].get_xlim() == (0.0, 2.5)
+    assert bf.paired_bars(["x"], [0.2], [0.4]).axes[0].get_xlim() != (0.0, 2.5)  # default: fits its bars
+    with pytest.raises(ValueError, match="cuts off"):
+        bf.paired_bars(["x"], [0.2], [3.0], xlim=(0, 2.5))
+    with pytest.raises(ValueError, match="below"):
+        bf.paired_bars(["x"], [0.2], [0.3], xlim=(1, 0))
+
+
+def test_row_before_after_takes_one_axis_for_every_panel_and_variant():
+    import bookfigures as bf
+
+    fig = bf.row_before_after([[0.2, -0.1]] * 2, [[0.5, 0.3], [0.1, 0.0]], ["a", "b"], xlim=(-0.5, 1.5))
+    assert {ax.get_xlim() for ax in fig.axes} == {(-0.5, 1.5)}
+    assert all(-0.5 <= t <= 1.5 for ax in fig.axes for t in ax.get_xticks())
+    with pytest.raises(ValueError, match="cuts off"):
+        bf.row_before_after([0.2, -0.1], [0.5, 0.3], ["a", "b"], xlim=(0, 1))  # −0.1 is left of 0
+
+
 def test_before_after_has_a_panel_per_context_and_records_the_change(figures):
     fig = figures["row_before_after"]
     assert len(fig.axes) == 2

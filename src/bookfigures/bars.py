@@ -277,6 +277,7 @@ def paired_bars(labels: Sequence[object], first: object, second: object, *,
     fig.legend(handles=handles, loc="outside lower left", ncols=1)  # one per line: fits a phone
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
+    fig.data_decimals = decimals  # the data table at the precision the bars are labelled with
     if change:
         rows = [[lab, float(x), float(y), float(y - x)] for lab, x, y in zip(labs, a, b)]
         return attach_table(fig, ["label", series[0], series[1], "change"], rows)

@@ -98,7 +98,12 @@ def _crop(svg: str, bbox: Any, height: float) -> str:
 
 
 def _data_of(fig: Any, data: tuple[list[str], list[list[Any]]] | None, what: str) -> dict[str, Any]:
-    """The figure's data for display (formatted rows) and download (full-precision CSV)."""
+    """The figure's data for display (formatted rows) and download (full-precision CSV).
+
+    The rows show the book's decimals unless the figure says otherwise (``fig.data_decimals``,
+    set by a figure function whose text uses more); the CSV keeps every digit.
+    """
+    decimals = getattr(fig, "data_decimals", None)
     if data is None:
         data = getattr(fig, "data_table", None)
     if data is None:
@@ -111,7 +116,7 @@ def _data_of(fig: Any, data: tuple[list[str], list[list[Any]]] | None, what: str
     rows = [r.tolist() if hasattr(r, "tolist") else list(r) for r in rows]
     return {
         "header": header,
-        "rows": [[format_value(x) if x is not None else "" for x in r] for r in rows],
+        "rows": [[format_value(x, decimals) if x is not None else "" for x in r] for r in rows],
         "csv": to_csv(header, rows),
     }
 

@@ -347,3 +347,22 @@ def test_narrow_outside_a_figure_block_is_an_error(make_site):
     """})
     message = build_error(site)
     assert "narrow() called in a block that has no figure option" in message
+
+
+def test_a_figure_may_show_its_data_at_more_decimals(make_site):
+    site = make_site({"index.md": """
+        # Precise
+
+        ```python exec figure="fig-fine" caption="Small changes" alt="Two bars"
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        ax.bar([1, 2], [0.12345, 0.12361])
+        fig.data_table = (["k", "loss"], [[1, 0.12345], [2, 0.12361]])
+        fig.data_decimals = 4
+        ```
+    """})
+    site.build()
+    page = site.main()
+    data = re.search(r'<details class="numbook-data">(.*?)</details>', page, re.S).group(1)
+    assert "<td>0.1235</td>" in data and "<td>0.1236</td>" in data  # not 0.123 twice
+    assert "0.12361" in site.site_file("figures/fig-fine.csv").read_text()  # the CSV keeps every digit

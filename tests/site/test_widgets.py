@@ -367,7 +367,7 @@ def test_part4_learning_rate_presets_switch_table_and_figure(phone, built_site: 
         assert len(figure_rows) == len(expected)
         for row, want in zip(figure_rows, expected):
             for text, w in zip(row[2:], want, strict=True):  # before, after, change
-                shown_matches("Part 4 learning-rate figure data", text, w, 3)
+                shown_matches("Part 4 learning-rate figure data", text, w, 4)
     page_fits(phone)
     assert no_serious_violations(phone) == []
 

@@ -8,6 +8,9 @@ at each style and layout pass of the reader's browser. This plugin removes the s
 classes it is told are plain (``plain_classes``), inside ``<pre>`` blocks only, leaving
 their text: what the reader sees does not change.
 
+Images on the first screen load at once (``eager_first_screen``): a lazy one is fetched only
+after layout finds it on screen, which delays the page's largest paint.
+
 It also puts each plain ``<table>`` that starts below the first screen (after
 ``first_screen_chars`` characters of the page's text) in a ``<div class="numbook-table">``
 (``table_class``), which the page's stylesheet gives ``content-visibility: auto``. A block
@@ -62,6 +65,8 @@ class LeanConfig(base.Config):
     """Load the scripts at the end of the page (the theme's and ``extra_javascript``) with ``defer``."""
     fold_classes = c.ListOfItems(c.Type(str), default=[])
     """Classes of ``<details>`` whose content waits in a ``<template>`` until the reader opens one."""
+    eager_first_screen = c.Type(bool, default=False)
+    """Images that start within the first screen (``first_screen_chars``) load at once, not lazily."""
     script = c.Type(str, default="assets/numbook/lean.js")
     """Where the script that opens folds goes in the site (added only with ``fold_classes``)."""
 
@@ -98,6 +103,25 @@ def wrap_tables(html_text: str, css_class: str, after: int = 0) -> str:
         return table.group(0) if table.start() < start else f'<div class="{css_class}">{table.group(0)}</div>'
 
     return _PLAIN_TABLE.sub(wrap, html_text)
+
+
+_LAZY_IMG = re.compile(r'<img\b[^>]*\sloading="lazy"[^>]*>', re.I)
+
+
+def eager_first_screen(html_text: str, after: int) -> str:
+    """Drop ``loading="lazy"`` from the images that start within the first ``after`` characters
+    of text: a lazy image is fetched only once layout shows it on screen, so on the first screen
+    it holds back the page's largest paint instead of saving anything."""
+    end = text_offset(html_text, after)
+
+    def eager(img: re.Match) -> str:
+        # Material's `#only-dark` image is hidden in the default (light) scheme: left lazy, a
+        # light reader never fetches it (a dark reader fetches the light twin once, small).
+        if img.start() >= end or '#only-dark"' in img.group(0):
+            return img.group(0)
+        return img.group(0).replace(' loading="lazy"', "")
+
+    return _LAZY_IMG.sub(eager, html_text)
 
 
 _SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.S | re.I)
@@ -215,6 +239,8 @@ class LeanPlugin(BasePlugin[LeanConfig]):
             html_text = _CODE_IN_PRE.sub(r'\1<code tabindex="0"', html_text)
         if self.config.table_class:
             html_text = wrap_tables(html_text, self.config.table_class, self.config.first_screen_chars)
+        if self.config.eager_first_screen:
+            html_text = eager_first_screen(html_text, self.config.first_screen_chars)
         page.content = fold_details(html_text, self.config.fold_classes)
         return context
 

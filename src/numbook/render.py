@@ -88,8 +88,12 @@ class ShownProblem:
 
 
 def _html_block_text(text: str) -> str:
-    """Escaped text that keeps a raw HTML block open: a blank line would end it in Markdown."""
-    return re.sub(r"(?m)^([ \t]*)\n", r"\1&#10;", html.escape(text))
+    """Escaped text that keeps a raw HTML block open: a blank line would end it in Markdown.
+
+    Backticks become ``&#96;``: a reason that quotes the page (`` `{py} 6 *` ``) must not read,
+    to whoever scans the Markdown after us, as an inline value that did not run.
+    """
+    return re.sub(r"(?m)^([ \t]*)\n", r"\1&#10;", html.escape(text)).replace("`", "&#96;")
 
 
 def _html_inline_text(text: str) -> str:

@@ -126,3 +126,16 @@ def test_scripts_after_the_last_inline_script_are_deferred_in_order():
                  '<script id="__config" type="application/json">'):
         assert kept in out
     assert out.count(" defer") == 3
+
+
+def test_images_on_the_first_screen_load_at_once_and_later_ones_stay_lazy():
+    from numbook.lean import eager_first_screen
+
+    first = '<img src="a.svg#only-light" alt="a" loading="lazy" decoding="async">'
+    dark = '<img src="a.svg#only-dark" alt="a" loading="lazy" decoding="async">'
+    later = '<img src="b.svg#only-light" alt="b" loading="lazy" decoding="async">'
+    html_text = f"<p>{'x' * 100}</p>{first}{dark}<p>{'y' * 3000}</p>{later}"
+    out = eager_first_screen(html_text, 2500)
+    assert '<img src="a.svg#only-light" alt="a" decoding="async">' in out  # on the first screen
+    assert dark in out  # hidden in the default scheme: a light reader never fetches it
+    assert later in out  # below it: still lazy

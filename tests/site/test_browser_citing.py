@@ -77,7 +77,7 @@ def test_gallery_shows_every_figure_and_its_downloads(tab, served_site, built_si
     tab.goto(served_site + "/figures/", wait_until="networkidle")
     items = tab.locator("li.numbook-gallery__item")
     figures = sum(
-        len(re.findall(r'<figure class="numbook-figure"', p.read_text(encoding="utf-8")))
+        len(re.findall(r'<figure class="numbook-figure[ "]', p.read_text(encoding="utf-8")))
         for p in built_site.rglob("index.html") if not p.is_relative_to(built_site / "figures")
     )
     assert items.count() == figures > 0

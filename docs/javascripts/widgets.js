@@ -89,6 +89,7 @@
   // ---- switch: variants computed at build time --------------------------------------------
 
   const groups = new Map(); // group -> [{select(key)}]
+  const groupChoice = new Map(); // group -> the key the reader last chose (a late widget follows it)
   const variantFiles = new Map(); // url -> Promise of a figure's variants index
   const variantIndexes = new Map(); // url -> that index, once loaded: later swaps happen at once
 
@@ -226,11 +227,14 @@
     };
     if (!groups.has(data.group)) groups.set(data.group, []);
     groups.get(data.group).push(member);
-    member.select(data.default);
+    const chosen = groupChoice.get(data.group) ?? data.default;  // started after a choice: follow it
+    member.select(chosen);
+    if (chosen !== data.default) data.figures.forEach((id) => showFigureVariant(id, chosen));
     fieldset.addEventListener("change", (event) => selectInGroup(data.group, event.target.value));
   }
 
   async function selectInGroup(group, key) {
+    groupChoice.set(group, key);
     const members = groups.get(group);
     members.forEach((m) => m.select(key));
     const figures = new Set(members.flatMap((m) => m.figures));
@@ -364,14 +368,32 @@
     }
   }
 
-  function startAll() {
-    document.querySelectorAll("[data-numbook-widget]:not([data-numbook-ready])").forEach(start);
+  // A widget starts when it comes near the screen (its data fetched, its controls and tables
+  // built): on a long chapter, building every widget at load was a tenth of a phone's work
+  // before the page answered. Until then it shows the build's default numbers. `now` starts
+  // every one at once (before printing is not needed: the defaults are what is printed).
+  let watcher = null;
+  function startAll(now = false) {
+    const waiting = [...document.querySelectorAll(
+      "[data-numbook-widget]:not([data-numbook-ready]), [data-numbook-widget][data-numbook-ready='waiting']")];
+    if (now || !("IntersectionObserver" in window)) {
+      waiting.forEach((root) => { watcher?.unobserve(root); start(root); });
+      return;
+    }
+    watcher ??= new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        watcher.unobserve(entry.target);
+        start(entry.target);
+      }
+    }, { rootMargin: "800px 0px" });
+    waiting.forEach((root) => { root.dataset.numbookReady = "waiting"; watcher.observe(root); });
   }
 
   window.bookWidgets = { functions, formatNumber, startAll };
   // Material's document$ fires on every page it shows (instant loading or not); without it,
   // start once the document is parsed.
-  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(startAll);
-  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", startAll);
+  if (window.document$ && typeof window.document$.subscribe === "function") window.document$.subscribe(() => startAll());
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => startAll());
   else startAll();
 })();

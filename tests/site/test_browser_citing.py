@@ -144,6 +144,8 @@ def test_a_chapter_prints_cleanly(browser, served_site, scheme):
     page = context.new_page()
     try:
         page.goto(served_site + CHAPTER, wait_until="networkidle")
+        page.evaluate("() => window.bookWidgets.startAll(true)")  # widgets start lazily, near the screen
+        page.wait_for_function("() => document.getElementById('widget-p4-lr').dataset.numbookReady === 'yes'")
         page.evaluate(f"() => document.body.setAttribute('data-md-color-scheme', '{scheme}')")
         # the reader chose another tab somewhere: the printout shows the page's default
         defaults = page.evaluate(CHOSEN_TABS)

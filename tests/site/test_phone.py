@@ -154,6 +154,9 @@ def test_a_phone_reader_sees_everything_the_text_names(phone, served_site):
     problems, tables_seen = [], 0
     for path in CHAPTERS:
         phone.goto(served_site + path, wait_until="networkidle")
+        phone.evaluate("() => window.bookWidgets.startAll(true)")  # every widget, not only those near
+        phone.wait_for_function("() => [...document.querySelectorAll('[data-numbook-widget]')]"
+                                ".every(w => w.dataset.numbookReady === 'yes')")
         seen = phone.evaluate(PHONE_READING)
         name = path.strip("/") or "home"
         phone.screenshot(path=str(SCREENSHOTS / f"{name}.jpeg"), full_page=True, type="jpeg", quality=60)

@@ -63,10 +63,24 @@ def phone(browser, served_site):
     assert not errors, errors
 
 
+START_ALL_WIDGETS = """() => window.bookWidgets.startAll(true)"""  # they start lazily, near the screen
+ALL_WIDGETS_READY = """() => [...document.querySelectorAll('[data-numbook-widget]')]
+    .every(w => w.dataset.numbookReady === 'yes')"""
+
+
 def open_widgets(page, path: str) -> None:
     page.goto(page.base + path, wait_until="networkidle")
-    page.wait_for_function("""() => [...document.querySelectorAll('[data-numbook-widget]')]
-        .every(w => w.dataset.numbookReady === 'yes')""")
+    page.evaluate(START_ALL_WIDGETS)
+    page.wait_for_function(ALL_WIDGETS_READY)
+
+
+def test_a_widget_starts_when_it_comes_near_the_screen(phone):
+    """Far down the page a widget still shows the build's default table; scrolled to, it starts."""
+    phone.goto(phone.base + "/part3-decoder/", wait_until="networkidle")
+    state = phone.evaluate("() => document.getElementById('widget-p3-cache-length').dataset.numbookReady")
+    assert state == "waiting"
+    phone.locator("#widget-p3-cache-length").scroll_into_view_if_needed()
+    phone.wait_for_function("() => document.getElementById('widget-p3-cache-length').dataset.numbookReady === 'yes'")
 
 
 WIDGET_PARTS = {"include": [["[data-numbook-widget]"], ["figure[data-numbook-variants]"],

@@ -17,7 +17,7 @@ from typing import Any
 from . import record
 from .data import export_json
 from .format import format_value
-from .tables import narrow_markdown, table_markdown
+from .tables import table_layouts
 from .widgets import NAME, compute, switch, table_spec
 
 __all__ = ["table", "figure_data", "export", "markdown", "fmt", "fmt_vector", "fmt_shape", "fmt_quoted",
@@ -77,10 +77,9 @@ def table(
     ``header`` names the columns (a dict's keys by default), ``index`` labels the rows,
     ``decimals`` overrides the book default for this table. Returns the Markdown.
     """
-    text = table_markdown(data, header=header, index=index, decimals=decimals, caption=caption)
+    text, narrow = table_layouts(data, header=header, index=index, decimals=decimals, caption=caption)
     if record.current is not None:
         item = {"type": "table", "markdown": text}
-        narrow = narrow_markdown(data, header=header, index=index, decimals=decimals, caption=caption)
         if narrow is not None:
             item["narrow"] = narrow  # what a phone shows instead (numbook.tables)
         record.current.items.append(item)

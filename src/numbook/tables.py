@@ -68,6 +68,36 @@ def indexed_rows(
     return head, rows, numeric
 
 
+def formatted_cells(
+    data: Any,
+    header: Sequence[Any] | None = None,
+    index: Sequence[Any] | None = None,
+    decimals: int | None = None,
+) -> tuple[list[str], list[list[str]], list[bool]]:
+    """(header cells, body cells, which columns are numeric), every cell as the page shows it."""
+    head, rows, numeric = indexed_rows(data, header, index)
+    head_cells = [escape_text(h) if h is not None else "" for h in (head or [""] * len(numeric))]
+    cells = [["" if x is None else format_value(x, decimals) for x in r] for r in rows]
+    return head_cells, cells, numeric
+
+
+def table_layouts(
+    data: Any,
+    header: Sequence[Any] | None = None,
+    index: Sequence[Any] | None = None,
+    decimals: int | None = None,
+    caption: str | None = None,
+) -> tuple[str, str | None]:
+    """The table as Markdown, and its phone layout (`narrow_layouts`) or None, from one formatting."""
+    head, cells, numeric = formatted_cells(data, header, index, decimals)
+    wide = _markdown(head, cells, numeric, caption)
+    layouts = narrow_layouts(head, cells, numeric)
+    if layouts is None:
+        return wide, None
+    narrow = "\n".join(_markdown(h, r, n, caption if k == 0 else None) for k, (h, r, n) in enumerate(layouts))
+    return wide, narrow
+
+
 def table_markdown(
     data: Any,
     header: Sequence[Any] | None = None,
@@ -76,14 +106,7 @@ def table_markdown(
     caption: str | None = None,
 ) -> str:
     """Render a table as Markdown (the `tables` extension MkDocs always enables)."""
-    head, rows, numeric = indexed_rows(data, header, index)
-    width = len(numeric)
-
-    def cell(x: Any) -> str:
-        return "" if x is None else format_value(x, decimals)
-
-    head_cells = [escape_text(h) if h is not None else "" for h in (head or [""] * width)]
-    return _markdown(head_cells, [[cell(x) for x in r] for r in rows], numeric, caption)
+    return _markdown(*formatted_cells(data, header, index, decimals), caption)
 
 
 def _markdown(head: list[str], rows: list[list[str]], numeric: list[bool], caption: str | None) -> str:
@@ -171,15 +194,7 @@ def narrow_markdown(
 
     The first column (the index, or the first of the data) is taken as the row labels.
     """
-    head, rows, numeric = indexed_rows(data, header, index)
-    width = len(numeric)
-    head_cells = [escape_text(h) if h is not None else "" for h in (head or [""] * width)]
-    cells = [["" if x is None else format_value(x, decimals) for x in r] for r in rows]
-    layouts = narrow_layouts(head_cells, cells, numeric)
-    if layouts is None:
-        return None
-    parts = [_markdown(h, r, n, caption if k == 0 else None) for k, (h, r, n) in enumerate(layouts)]
-    return "\n".join(parts)
+    return table_layouts(data, header, index, decimals, caption)[1]
 
 
 def _scalar(x: Any) -> Any:

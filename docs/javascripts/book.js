@@ -1,46 +1,66 @@
 // Small reader-facing fixes, re-applied on every page Material loads.
 // Wide tables, formulas and figures scroll inside the column: make each scrolling box
 // reachable and named for keyboard and screen-reader users (axe: scrollable-region-focusable).
-const SCROLL_BOXES = [
-  [".md-typeset__scrollwrap", "Table"],
+// A table's box is always named (it scrolls whenever the table is wider than the column); a
+// formula or figure only if it does scroll, which takes measuring it.
+const TABLE_BOX = ".md-typeset__scrollwrap";
+const MEASURED_BOXES = [
   [".katex-display", "Formula"],
   [".numbook-figure__scroll", "Figure"],
 ];
 
-function nameScrollBox(box, selector, what) {
-  const scrolls = box.scrollWidth > box.clientWidth + 1;
-  if (!scrolls && selector !== ".md-typeset__scrollwrap") {
-    ["tabindex", "role", "aria-label"].forEach((a) => box.removeAttribute(a));
-    return;
-  }
+function name(box, what) {
   box.setAttribute("tabindex", "0");
   box.setAttribute("role", "region");
   box.setAttribute("aria-label", `${what} (scrolls sideways)`);
 }
 
-function nameScrollBoxes() {
-  for (const [selector, what] of SCROLL_BOXES) {
-    document.querySelectorAll(selector).forEach((box) => nameScrollBox(box, selector, what));
-  }
+// All measuring first, then all writing: a write between two reads would make the browser
+// lay the page out again for the second read.
+function nameMeasured(boxes) {
+  const scrolls = boxes.map(([box]) => box.scrollWidth > box.clientWidth + 1);
+  boxes.forEach(([box, what], i) => {
+    if (scrolls[i]) name(box, what);
+    else ["tabindex", "role", "aria-label"].forEach((a) => box.removeAttribute(a));
+  });
+}
+
+function measuredBoxesIn(root) {
+  return MEASURED_BOXES.flatMap(([selector, what]) =>
+    [...(root.matches?.(selector) ? [root] : root.querySelectorAll(selector))].map((box) => [box, what]));
+}
+
+// Formulas and figures are laid out only near the screen (content-visibility: auto,
+// book.css): measuring one far away would make the browser lay it out at load, the work that
+// rule saves. Each is measured when it comes near (the browser says so with an event), and
+// again when the page's width or fonts change, while it is near.
+const near = new Set();
+const hearsNearness = "ContentVisibilityAutoStateChangeEvent" in window;
+
+function measureNear() {
+  nameMeasured([...near].filter((block) => block.isConnected).flatMap(measuredBoxesIn));
 }
 
 document$.subscribe(() => {
-  nameScrollBoxes();
-  // a formula set in KaTeX's own fonts is wider once they have loaded
-  document.fonts.ready.then(nameScrollBoxes);
+  near.clear();
+  document.querySelectorAll(TABLE_BOX).forEach((box) => name(box, "Table"));
+  if (!hearsNearness) document.querySelectorAll(".md-typeset").forEach((root) => near.add(root));
+  measureNear();
 });
-// a figure's width is known before its image loads (width/height attributes), but turning
-// the phone or resizing the window changes what overflows
-window.addEventListener("resize", nameScrollBoxes, { passive: true });
-// a box far from the screen is not laid out (content-visibility: auto, book.css) until it
-// comes near: measure it again then, and only it
-function nameScrollBoxesIn(shown) {
-  for (const [selector, what] of SCROLL_BOXES) {
-    const boxes = shown.matches(selector) ? [shown] : shown.querySelectorAll(selector);
-    boxes.forEach((box) => nameScrollBox(box, selector, what));
+// a formula set in KaTeX's own fonts is wider once they have loaded (a font is fetched when a
+// formula near the screen first needs it)
+document.fonts.addEventListener("loadingdone", measureNear);
+window.addEventListener("resize", measureNear, { passive: true });
+document.addEventListener("contentvisibilityautostatechange", (event) => {
+  if (event.skipped) {
+    near.delete(event.target);
+    return;
   }
-}
-document.addEventListener("contentvisibilityautostatechange", (event) => nameScrollBoxesIn(event.target),
-  { capture: true, passive: true });
+  near.add(event.target);
+  nameMeasured(measuredBoxesIn(event.target));
+}, { capture: true, passive: true });
 // a fold's content is put in the page only when it is opened (numbook-lean)
-document.addEventListener("numbook:unfold", (event) => nameScrollBoxesIn(event.target));
+document.addEventListener("numbook:unfold", (event) => {
+  event.target.querySelectorAll(TABLE_BOX).forEach((box) => name(box, "Table"));
+  nameMeasured(measuredBoxesIn(event.target));
+});

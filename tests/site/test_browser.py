@@ -2,7 +2,8 @@
 
 Checks per page: maths rendered (no raw TeX left), every image loaded, nothing requested from
 another host, no console or page errors, no serious or critical accessibility violation; and on
-pages with figures, the light/dark switch swaps the figure variants.
+pages with figures, the light/dark switch swaps the figure variants; and a formula or figure
+that scrolls sideways is named for keyboard and screen-reader users.
 """
 
 from __future__ import annotations
@@ -137,3 +138,93 @@ def test_dark_mode_swaps_figure_variants(reader_page, served_site, built_site: P
         reader_page.evaluate(LOAD_SHOWN_IMAGES)
         unloaded = reader_page.evaluate(UNLOADED_IMAGES, "figure img")
         assert not unloaded, f"{path}: dark figures did not load: {unloaded}"
+
+
+# Scroll the page to its end half a screen at a time; at each stop, once the screen is drawn
+# and the fonts it asked for have loaded, report each formula and figure box in view: does it
+# scroll sideways, and is it named as a region?
+SCROLL_BOXES_WHILE_READING = """async () => {
+    const frame = () => new Promise(done => requestAnimationFrame(done));
+    const seen = [];
+    for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight / 2) {
+        scrollTo(0, y);
+        await frame(); await frame();
+        await document.fonts.ready;
+        await frame();
+        document.querySelectorAll('.katex-display, .numbook-figure__scroll, .md-typeset__scrollwrap').forEach((box, i) => {
+            const r = box.getBoundingClientRect();
+            if (r.bottom < 0 || r.top > innerHeight || box.closest('template, details:not([open])')) return;
+            seen.push({
+                i, kind: box.className.split(' ')[0],
+                scrolls: box.scrollWidth > box.clientWidth + 1,
+                named: box.getAttribute('tabindex') === '0' && box.getAttribute('role') === 'region'
+                    && /scrolls sideways/.test(box.getAttribute('aria-label') || ''),
+            });
+        });
+    }
+    return seen;
+}"""
+
+
+def test_a_box_that_scrolls_sideways_is_named_once_it_comes_near(browser, served_site, built_site: Path):
+    """book.js measures a formula or figure only when it nears the screen (the rest of the
+    page is not laid out yet): on a screen narrower than any phone, where some do scroll, each
+    one in view that scrolls is reachable by keyboard and named, and none that fits is a tab stop."""
+    context = browser.new_context(viewport={"width": 240, "height": 640})
+    page = context.new_page()
+    problems, scrolling = set(), 0
+    try:
+        for path in site_pages(built_site):
+            page.goto(served_site + path, wait_until="networkidle")
+            for box in page.evaluate(SCROLL_BOXES_WHILE_READING):
+                table = box["kind"] == "md-typeset__scrollwrap"
+                scrolling += box["scrolls"] and not table
+                if box["named"] != (box["scrolls"] or table):
+                    problems.add(f"{path}: {box['kind']} #{box['i']} scrolls={box['scrolls']} named={box['named']}")
+    finally:
+        context.close()
+    assert scrolling, "no formula or figure scrolls even at 240 px: this test checks nothing"
+    assert not problems, "\n".join(sorted(problems))
+
+
+PALETTE_STATE = """() => ({
+    scheme: document.body.getAttribute('data-md-color-scheme'),
+    shownToggles: [...document.querySelectorAll('[data-book-palette] label')].filter(l => !l.hidden).length,
+    colorScheme: document.querySelector('meta[name=color-scheme]')?.content,
+    themeColor: document.querySelector('meta[name=theme-color]')?.content,
+})"""
+
+
+def test_light_dark_toggle_follows_the_system_until_the_reader_chooses(browser, served_site):
+    """The book's own toggle (overrides/partials/javascripts/palette.html, in place of Material's
+    component): the system's setting at load and when it changes, then the reader's choice,
+    kept on the next page, by mouse or Enter; one toggle shown, the browser told the scheme."""
+    context = browser.new_context(color_scheme="dark")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        page.goto(served_site + "/")
+        state = page.evaluate(PALETTE_STATE)
+        assert state["scheme"] == "slate" and state["colorScheme"] == "dark", state
+        assert state["shownToggles"] == 1 and state["themeColor"].startswith("#"), state
+        page.emulate_media(color_scheme="light")
+        page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
+        assert page.evaluate(PALETTE_STATE)["colorScheme"] == "light"
+
+        page.locator("[data-book-palette] label:not([hidden])").click()  # the reader picks dark
+        assert page.evaluate(PALETTE_STATE)["scheme"] == "slate"
+        page.goto(served_site + "/notation/")
+        assert page.evaluate(PALETTE_STATE)["scheme"] == "slate", "the choice was not kept"
+        page.emulate_media(color_scheme="light")
+        page.wait_for_timeout(100)
+        assert page.evaluate(PALETTE_STATE)["scheme"] == "slate", "the system overrode the choice"
+
+        page.focus("[data-book-palette] input:checked")
+        page.keyboard.press("Enter")
+        state = page.evaluate(PALETTE_STATE)
+        assert state["scheme"] == "default" and state["shownToggles"] == 1, state
+        assert page.evaluate("document.activeElement.id") == "__palette_0"
+    finally:
+        context.close()
+    assert not errors, errors

@@ -33,6 +33,13 @@ FOOTNOTE_PX = """() => {
     probe.remove();
     return size;
 }"""
+# Lay out what is off screen too (the page's stylesheet lets a browser skip it until the
+# reader scrolls near: content-visibility), so that everything can be measured where it is shown.
+LAY_OUT_EVERYTHING = """() => {
+  const style = document.createElement('style');
+  style.textContent = '* { content-visibility: visible !important; }';
+  document.head.append(style);
+}"""
 # The image each figure shows at this width: a <picture> may have picked its narrow layout.
 SHOWN_FIGURES = """() => [...document.querySelectorAll('figure.numbook-figure img')]
     .filter(i => getComputedStyle(i).display !== 'none')
@@ -86,6 +93,7 @@ def test_every_figure_reads_at_footnote_size_on_a_phone(phone, served_site, buil
         phone.goto(url, wait_until="networkidle")
         floor = phone.evaluate(FOOTNOTE_PX)
         assert 10 <= floor <= 16, f"{path}: footnote text measured at {floor} px?"
+        phone.evaluate(LAY_OUT_EVERYTHING)
         for image in phone.evaluate(SHOWN_FIGURES):
             box_width, sizes = svg_text_sizes(_file_of(built_site, url, image["src"]).read_text())
             assert sizes, f"{image['src']} has no text?"
@@ -103,12 +111,8 @@ CHAPTERS = ["/", "/notation/", "/part1-character-model/", "/part2-one-head/", "/
 MAX_SCROLLING_TABLES = 2
 MIN_SLIDER_PX, MIN_TARGET_PX, WIDGET_BUTTON_PX = 240, 24, 44
 # Everything on a page a phone reader may need to see or touch, measured where it is shown.
+# (after LAY_OUT_EVERYTHING)
 PHONE_READING = r"""() => {
-  // Lay out what is off screen too (the page's stylesheet lets a browser skip it until the
-  // reader scrolls near: content-visibility), so every table, formula and figure is measured.
-  const style = document.createElement('style');
-  style.textContent = '* { content-visibility: visible !important; }';
-  document.head.append(style);
   const article = document.querySelector('article');
   const column = article.clientWidth;
   const seen = e => e.checkVisibility() && !e.closest('details:not([open])');
@@ -157,6 +161,7 @@ def test_a_phone_reader_sees_everything_the_text_names(phone, served_site):
         phone.evaluate("() => window.bookWidgets.startAll(true)")  # every widget, not only those near
         phone.wait_for_function("() => [...document.querySelectorAll('[data-numbook-widget]')]"
                                 ".every(w => w.dataset.numbookReady === 'yes')")
+        phone.evaluate(LAY_OUT_EVERYTHING)
         seen = phone.evaluate(PHONE_READING)
         name = path.strip("/") or "home"
         phone.screenshot(path=str(SCREENSHOTS / f"{name}.jpeg"), full_page=True, type="jpeg", quality=60)

@@ -183,14 +183,14 @@
     let details = figure.nextElementSibling;  // the data fold, after the figure's code fold
     while (details && details.matches("details.numbook-code")) details = details.nextElementSibling;
     if (details && details.classList.contains("numbook-data")) {
-      // a fold not opened yet keeps its content in a template (numbook-lean): change it there
-      const data = details.querySelector(":scope > template[data-numbook-fold]")?.content ?? details;
-      const table = data.querySelector("table");
+      // a fold not opened yet keeps its content as text (numbook-lean): put it in place first
+      window.numbookLean?.unfold(details);
+      const table = details.querySelector("table");
       table.replaceChildren();
       tableHead(table, variant.header, variant.header.map(() => "left"));
       const body = table.createTBody();
       for (const cells of variant.rows) body.insertRow().append(...cells.map((c) => element("td", {}, c)));
-      const link = data.querySelector("a[download]");
+      const link = details.querySelector("a[download]");
       if (link) {
         link.href = file(variant.csv);
         link.setAttribute("download", variant.csv);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 from types import SimpleNamespace
 
@@ -78,7 +79,7 @@ def test_focusable_code_gives_every_code_block_a_tab_stop_once():
     assert "<p><code>inline</code></p>" in out  # inline code is no tab stop
 
 
-def test_folds_hold_their_content_in_a_template_and_keep_summary_text_and_order():
+def test_folds_hold_their_content_as_text_and_keep_summary_text_and_order():
     from numbook.lean import fold_details
 
     check = '<details class="numbook-check">\n<summary>claim</summary>\n<pre><code>assert x</code></pre>\n</details>'
@@ -88,15 +89,26 @@ def test_folds_hold_their_content_in_a_template_and_keep_summary_text_and_order(
     anchored = '<details class="numbook-check"><summary>a</summary><p id="target">linked</p></details>'
     page = "<p>x</p>" + check + data + other + opened + anchored
     out = fold_details(page, ["numbook-check", "numbook-data"])
-    # same text in the same order: only <template> tags were added
-    assert parse(out).parts == parse(page).parts
-    assert out.count("<template data-numbook-fold>") == 2
-    assert '<summary>claim</summary><template data-numbook-fold>\n<pre><code>assert x</code></pre>\n</template></details>' in out
+    # same text in the same order once the holders are read back as HTML: only they were added
+    held = re.sub(r'<script type="text/html" data-numbook-fold>(.*?)</script>', r"\1", out, flags=re.S)
+    assert parse(held).parts == parse(page).parts
+    assert out.count('<script type="text/html" data-numbook-fold>') == 2
+    assert ('<summary>claim</summary><script type="text/html" data-numbook-fold>\n<pre><code>assert x</code></pre>\n'
+            '</script></details>') in out
     # a held table comes in the box the theme gives the page's tables when it loads
-    assert ('<summary>data</summary><template data-numbook-fold><div class="md-typeset__scrollwrap">'
-            '<div class="md-typeset__table"><table><tr><td>1</td></tr></table></div></div></template>') in out
+    assert ('<summary>data</summary><script type="text/html" data-numbook-fold><div class="md-typeset__scrollwrap">'
+            '<div class="md-typeset__table"><table><tr><td>1</td></tr></table></div></div></script>') in out
     # other classes, open folds and folds with an anchor inside stay as they were
     assert out.endswith(other + opened + anchored)
+
+
+def test_a_fold_holding_a_script_or_a_comment_is_not_held():
+    """Inside the holder, `</script` would end it and `<!--` can make the HTML parser skip its end."""
+    from numbook.lean import fold_details
+
+    for body in ('<script type="application/json">{}</script>', "<!-- a note --><p>x</p>", "<SCRIPT>1</SCRIPT>"):
+        page = f'<details class="f"><summary>s</summary>{body}</details>'
+        assert fold_details(page, ["f"]) == page
 
 
 def test_a_fold_inside_a_fold_goes_with_the_outer_one():
@@ -105,7 +117,8 @@ def test_a_fold_inside_a_fold_goes_with_the_outer_one():
     inner = '<details class="f"><summary>i</summary><p>deep</p></details>'
     page = f'<details class="f"><summary>o</summary><p>a</p>{inner}</details><p>after</p>'
     out = fold_details(page, ["f"])
-    assert out == f'<details class="f"><summary>o</summary><template data-numbook-fold><p>a</p>{inner}</template></details><p>after</p>'
+    assert out == (f'<details class="f"><summary>o</summary><script type="text/html" data-numbook-fold><p>a</p>{inner}</script>'
+                   '</details><p>after</p>')
     assert fold_details(page, []) == page
 
 

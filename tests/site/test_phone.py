@@ -219,7 +219,7 @@ def test_checks_fold_to_a_small_mark_that_opens(phone, served_site):
 
 
 FOLDS = """() => ({
-    held: document.querySelectorAll('template[data-numbook-fold]').length,
+    held: document.querySelectorAll('script[data-numbook-fold]').length,
     elements: document.querySelectorAll('*').length,
 })"""
 
@@ -228,8 +228,8 @@ def test_folds_are_built_into_the_page_when_opened_by_keyboard_or_printed(phone,
     html_text = (built_site / "part3-decoder" / "index.html").read_text(encoding="utf-8")
     phone.goto(served_site + "/part3-decoder/", wait_until="networkidle")
     before = phone.evaluate(FOLDS)
-    # every check and every figure's data waits in a template, with its text in the HTML
-    assert before["held"] == html_text.count("<template data-numbook-fold>")
+    # every check and every figure's data waits as text, in the HTML
+    assert before["held"] == html_text.count('<script type="text/html" data-numbook-fold>')
     assert before["held"] >= phone.locator("details.numbook-check").count() > 20
     check = phone.locator("details.numbook-check").first
     assert check.locator("code").count() == 0

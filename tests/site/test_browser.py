@@ -228,3 +228,49 @@ def test_light_dark_toggle_follows_the_system_until_the_reader_chooses(browser, 
     finally:
         context.close()
     assert not errors, errors
+
+
+# Record, from before the page is read, each change to the attributes of <html> and <body>, and
+# whether the page's content had been read when it came (the observer runs between scripts, so
+# a change made by a script in the head is seen before any of the body is read). Setting a
+# value that is already there (the same classes, in any order) changes nothing and is left out.
+WATCH_ROOT_MARKS = """
+window.rootMarks = [];
+const same = (a, b) => a === b || (a !== null && b !== null
+    && [...new Set(a.split(/\\s+/))].sort().join(' ') === [...new Set(b.split(/\\s+/))].sort().join(' '));
+new MutationObserver(changes => changes.forEach(change => {
+    const value = change.target.getAttribute(change.attributeName);
+    if (same(change.oldValue, value)) return;
+    window.rootMarks.push({
+        element: change.target.tagName, attribute: change.attributeName, from: change.oldValue, value,
+        contentRead: !!document.querySelector('.md-content'),
+    });
+})).observe(document, { attributes: true, attributeOldValue: true, subtree: true,
+    attributeFilter: ['class', 'data-js-focus-visible', 'data-md-color-scheme', 'data-md-color-primary',
+                      'data-md-color-accent', 'data-md-color-media'] });
+"""
+# what is observed lives on <html> and <body> only
+ROOT_MARKS = "() => window.rootMarks.filter(m => m.element === 'HTML' || m.element === 'BODY')"
+
+
+def test_the_page_root_is_marked_before_the_content_is_read(browser, served_site):
+    """A change to <html>'s or <body>'s class or attributes once the content exists restyles
+    every element on screen; Material's bundle makes several (no-js -> js, its focus-visible
+    polyfill) and the palette sets the colours. The book sets them all while the head and
+    header are read (overrides/partials/javascripts/root-markers.html, palette.html), so once
+    the chapter is read and Material has run, nothing on the root changes."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(WATCH_ROOT_MARKS)
+    page = context.new_page()
+    try:
+        page.goto(served_site + "/part3-decoder/", wait_until="networkidle")
+        assert page.evaluate("typeof window.document$"), "Material's bundle did not run: this test checks nothing"
+        marks = page.evaluate(ROOT_MARKS)
+        root = page.evaluate("[document.documentElement.className, document.documentElement.hasAttribute('data-js-focus-visible')]")
+    finally:
+        context.close()
+    early = {(m["element"], m["attribute"]) for m in marks if not m["contentRead"]}
+    late = [m for m in marks if m["contentRead"]]
+    assert {("HTML", "class"), ("HTML", "data-js-focus-visible")} <= early, early
+    assert set(root[0].split()) >= {"js", "js-focus-visible"} and "no-js" not in root[0] and root[1], root
+    assert not late, f"the page's root changed after its content was read: {late}"

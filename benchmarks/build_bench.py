@@ -172,16 +172,19 @@ def page_weights(site: Path) -> dict[str, int]:
     return weights
 
 
-def lighthouse_scores(site: Path, choice: str, runs: int) -> dict[str, dict[str, float]]:
-    """Median Lighthouse measures per page, or nothing (with a note) when Lighthouse is missing."""
+def lighthouse_scores(site: Path, choice: str, runs: int) -> tuple[dict[str, dict[str, float]], tuple[float, float] | None]:
+    """Median Lighthouse measures per page and the host's load average before and after them,
+    or nothing (with a note) when Lighthouse is missing."""
     command = lighthouse.lighthouse_command(choice or None)
     if command is None:
         print("Lighthouse not found (pass --lighthouse PATH or npx, or set $LIGHTHOUSE): skipped", file=sys.stderr)
-        return {}
+        return {}, None
     sys.path.insert(0, str(ROOT))
     from tests.site.conftest import site_pages
 
-    return lighthouse.measure_site(site, site_pages(site), command, runs)
+    load_before = os.getloadavg()[0]
+    scores = lighthouse.measure_site(site, site_pages(site), command, runs)
+    return scores, (load_before, os.getloadavg()[0])
 
 
 def main() -> None:
@@ -213,7 +216,7 @@ def main() -> None:
                 times[kind].append(elapsed)
         weights = page_weights(site)
         search_bytes = (site / SEARCH_INDEX).stat().st_size
-        scores = lighthouse_scores(site, args.lighthouse, args.lighthouse_runs) if args.lighthouse is not None else {}
+        scores, load = lighthouse_scores(site, args.lighthouse, args.lighthouse_runs) if args.lighthouse is not None else ({}, None)
 
     medians = {key: statistics.median(values) for key, values in times.items()}
     bare = medians["bare"]
@@ -236,7 +239,7 @@ def main() -> None:
         print(f"{'search index (fetched by every page, once)':<48}{search_bytes:>18,}")
     if scores:
         print()
-        print(lighthouse.report(scores, args.lighthouse_runs))
+        print(lighthouse.report(scores, args.lighthouse_runs, load))
     if args.json:
         args.json.write_text(json.dumps({"median_s": medians, "paired_ratio": paired, "runs": times, "page_bytes": weights, "search_index_bytes": search_bytes, "lighthouse": scores}, indent=2))
 

@@ -156,9 +156,15 @@ def summarise(runs: list[dict[str, float]]) -> dict[str, float]:
     return summary
 
 
-def report(medians: dict[str, dict[str, float]], runs: int) -> str:
-    index = statistics.median(m["benchmark-index"] for m in medians.values())
-    lines = [f"Lighthouse, mobile preset, gzip, median of {runs} runs; host CPU benchmarkIndex {index:,.0f} (higher is faster)",
+def report(medians: dict[str, dict[str, float]], runs: int, load: tuple[float, float] | None = None) -> str:
+    """The table of medians; `load`: the host's 1-minute load average before and after the runs
+    (Lighthouse's own Chromium is part of it), which the scores move with."""
+    indexes = [m["benchmark-index"] for m in medians.values()]
+    index = statistics.median(indexes)
+    host = f"host CPU benchmarkIndex {index:,.0f} (pages {min(indexes):,.0f}-{max(indexes):,.0f}; higher is faster)"
+    if load is not None:
+        host += f", load average {load[0]:.2f} before and {load[1]:.2f} after, on {os.cpu_count()} CPUs"
+    lines = [f"Lighthouse, mobile preset, gzip, median of {runs} runs; {host}",
              "held: runs whose first frame Chromium held back until after load (lighthouse#17148), measured again; "
              "score: median of the other runs; all: median of every run",
              f"{'page':<40}{'score':>7}{'all':>6}{'held':>6}" + "".join(f"{name:>14}" for name in AUDITS.values())]
@@ -184,8 +190,9 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from tests.site.conftest import site_pages
 
+    load_before = os.getloadavg()[0]
     medians = measure_site(args.site, args.pages or site_pages(args.site), command, args.runs, args.retries)
-    print(report(medians, args.runs))
+    print(report(medians, args.runs, (load_before, os.getloadavg()[0])))
     if args.json:
         args.json.write_text(json.dumps(medians, indent=2))
 

@@ -29,3 +29,16 @@ def test_held_runs_are_counted_and_left_out_of_the_medians():
     assert summary["score-all-runs"] == 0.8
     # every run held: the medians of all of them, not nothing
     assert lighthouse.summarise([run(0.6, 700, True), run(0.7, 500, True)])["total-blocking-time"] == 600
+
+
+def test_the_report_gives_the_host_speed_and_load_beside_the_scores():
+    def page(score, index):
+        return {"score": score, "score-all-runs": score, "frame-held": 0.0, "runs": 5.0, "benchmark-index": index,
+                **{audit: 1.0 for audit in lighthouse.AUDITS}}
+
+    text = lighthouse.report({"/": page(0.99, 1500), "/notation/": page(0.95, 1250)}, 5, load=(0.13, 2.42))
+    header = text.splitlines()[0]
+    assert "benchmarkIndex 1,375 (pages 1,250-1,500" in header
+    assert "load average 0.13 before and 2.42 after" in header
+    assert any(line.startswith("/notation/") and " 0.95 " in line for line in text.splitlines())
+    assert "load average" not in lighthouse.report({"/": page(0.99, 1500)}, 5)

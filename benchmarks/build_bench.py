@@ -182,9 +182,7 @@ def lighthouse_scores(site: Path, choice: str, runs: int) -> tuple[dict[str, dic
     sys.path.insert(0, str(ROOT))
     from tests.site.conftest import site_pages
 
-    load_before = os.getloadavg()[0]
-    scores = lighthouse.measure_site(site, site_pages(site), command, runs)
-    return scores, (load_before, os.getloadavg()[0])
+    return lighthouse.measure_site_and_load(site, site_pages(site), command, runs)
 
 
 def main() -> None:

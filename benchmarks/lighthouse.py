@@ -147,6 +147,14 @@ def measure_site(site: Path, pages: list[str], command: list[str], runs: int, re
     return {page: summarise(runs_) for page, runs_ in samples.items()}
 
 
+def measure_site_and_load(site: Path, pages: list[str], command: list[str], runs: int,
+                          retries: int = 3) -> tuple[dict[str, dict[str, float]], tuple[float, float]]:
+    """`measure_site`, with the host's 1-minute load average before and after it (for `report`)."""
+    before = os.getloadavg()[0]
+    medians = measure_site(site, pages, command, runs, retries)
+    return medians, (before, os.getloadavg()[0])
+
+
 def summarise(runs: list[dict[str, float]]) -> dict[str, float]:
     clean = [run for run in runs if not run["frame-held"]] or runs
     summary = {key: statistics.median(run[key] for run in clean) for key in runs[0]}
@@ -190,9 +198,8 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from tests.site.conftest import site_pages
 
-    load_before = os.getloadavg()[0]
-    medians = measure_site(args.site, args.pages or site_pages(args.site), command, args.runs, args.retries)
-    print(report(medians, args.runs, (load_before, os.getloadavg()[0])))
+    medians, load = measure_site_and_load(args.site, args.pages or site_pages(args.site), command, args.runs, args.retries)
+    print(report(medians, args.runs, load))
     if args.json:
         args.json.write_text(json.dumps(medians, indent=2))
 

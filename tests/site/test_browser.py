@@ -239,6 +239,7 @@ window.rootMarks = [];
 const same = (a, b) => a === b || (a !== null && b !== null
     && [...new Set(a.split(/\\s+/))].sort().join(' ') === [...new Set(b.split(/\\s+/))].sort().join(' '));
 new MutationObserver(changes => changes.forEach(change => {
+    if (change.target !== document.documentElement && change.target !== document.body) return;
     const value = change.target.getAttribute(change.attributeName);
     if (same(change.oldValue, value)) return;
     window.rootMarks.push({
@@ -249,8 +250,6 @@ new MutationObserver(changes => changes.forEach(change => {
     attributeFilter: ['class', 'data-js-focus-visible', 'data-md-color-scheme', 'data-md-color-primary',
                       'data-md-color-accent', 'data-md-color-media'] });
 """
-# what is observed lives on <html> and <body> only
-ROOT_MARKS = "() => window.rootMarks.filter(m => m.element === 'HTML' || m.element === 'BODY')"
 
 
 def test_the_page_root_is_marked_before_the_content_is_read(browser, served_site):
@@ -264,8 +263,8 @@ def test_the_page_root_is_marked_before_the_content_is_read(browser, served_site
     page = context.new_page()
     try:
         page.goto(served_site + "/part3-decoder/", wait_until="networkidle")
-        assert page.evaluate("typeof window.document$"), "Material's bundle did not run: this test checks nothing"
-        marks = page.evaluate(ROOT_MARKS)
+        assert page.evaluate("typeof window.document$ !== 'undefined'"), "Material's bundle did not run: this test checks nothing"
+        marks = page.evaluate("window.rootMarks")
         root = page.evaluate("[document.documentElement.className, document.documentElement.hasAttribute('data-js-focus-visible')]")
     finally:
         context.close()

@@ -273,3 +273,35 @@ def test_the_page_root_is_marked_before_the_content_is_read(browser, served_site
     assert {("HTML", "class"), ("HTML", "data-js-focus-visible")} <= early, early
     assert set(root[0].split()) >= {"js", "js-focus-visible"} and "no-js" not in root[0] and root[1], root
     assert not late, f"the page's root changed after its content was read: {late}"
+
+
+def test_the_search_index_waits_until_the_reader_reaches_for_search(browser, served_site):
+    """Material requests the whole search index on every page it opens
+    (overrides/partials/javascripts/search-on-demand.html holds that back): a page read without
+    searching never asks for it; the search button on a phone, or the keyboard shortcut on a
+    desktop, fetches it and search answers; a page opened from a search result (?h=) fetches it
+    at once, for Material to highlight the terms."""
+    for viewport, reach in (({"width": 390, "height": 844}, "tap"), ({"width": 1280, "height": 900}, "key")):
+        context = browser.new_context(viewport=viewport)
+        page = context.new_page()
+        asked: list[str] = []
+        page.on("request", lambda request: "search_index.json" in request.url and asked.append(request.url))
+        try:
+            page.goto(served_site + "/part2-one-head/", wait_until="networkidle")
+            page.wait_for_timeout(500)
+            assert page.evaluate("typeof window.document$ !== 'undefined'"), "Material's bundle did not run: this test checks nothing"
+            assert asked == [], f"the index was fetched before the reader searched ({reach})"
+            if reach == "tap":
+                page.locator("label[for=__search]").first.click()
+            else:
+                page.keyboard.press("/")
+            page.keyboard.type("softmax")
+            page.wait_for_selector(".md-search-result__item", timeout=15_000)
+            assert len(asked) == 1, asked
+
+            asked.clear()
+            page.goto(served_site + "/part2-one-head/?h=softmax", wait_until="networkidle")
+            page.wait_for_selector("article mark", timeout=15_000)
+            assert len(asked) == 1, asked
+        finally:
+            context.close()

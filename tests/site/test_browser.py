@@ -280,7 +280,7 @@ def test_the_search_index_waits_until_the_reader_reaches_for_search(browser, ser
     (overrides/partials/javascripts/search-on-demand.html holds that back): a page read without
     searching never asks for it; the search button on a phone, or the keyboard shortcut on a
     desktop, fetches it and search answers; a page opened from a search result (?h=) fetches it
-    at once, for Material to highlight the terms."""
+    at once, for Material to highlight the terms, and so does a shared search (?q=)."""
     for viewport, reach in (({"width": 390, "height": 844}, "tap"), ({"width": 1280, "height": 900}, "key")):
         context = browser.new_context(viewport=viewport)
         page = context.new_page()
@@ -302,6 +302,11 @@ def test_the_search_index_waits_until_the_reader_reaches_for_search(browser, ser
             asked.clear()
             page.goto(served_site + "/part2-one-head/?h=softmax", wait_until="networkidle")
             page.wait_for_selector("article mark", timeout=15_000)
+            assert len(asked) == 1, asked
+
+            asked.clear()  # a shared search (?q=): Material opens search with the query in it
+            page.goto(served_site + "/part2-one-head/?q=softmax", wait_until="networkidle")
+            page.wait_for_selector(".md-search-result__item", timeout=15_000)
             assert len(asked) == 1, asked
         finally:
             context.close()

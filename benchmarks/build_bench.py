@@ -134,9 +134,9 @@ SEARCH_INDEX = "search/search_index.json"
 def page_weights(site: Path) -> dict[str, int]:
     """Bytes each page transfers when opened in Chromium (HTML, CSS, JS, fonts, images).
 
-    Without the site's search index: every page asks for that one file after it has
-    loaded, sometimes before the network falls quiet and sometimes after, so counting it
-    would add its whole size to some pages at random. It is reported once, on its own.
+    Without the site's search index: a page asks for that one file only when the reader
+    reaches for search (overrides/partials/javascripts/search-on-demand.html), so it is
+    reported once, on its own.
     """
     if not Path("/usr/bin/chromium").exists():
         return {}
@@ -234,7 +234,7 @@ def main() -> None:
         print(f"\n{'page':<48}{'bytes transferred':>18}")
         for path, size in weights.items():
             print(f"{path:<48}{size:>18,}")
-        print(f"{'search index (fetched by every page, once)':<48}{search_bytes:>18,}")
+        print(f"{'search index (fetched when the reader searches)':<48}{search_bytes:>18,}")
     if scores:
         print()
         print(lighthouse.report(scores, args.lighthouse_runs, load))

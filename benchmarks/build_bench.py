@@ -134,9 +134,9 @@ SEARCH_INDEX = "search/search_index.json"
 def page_weights(site: Path) -> dict[str, int]:
     """Bytes each page transfers when opened in Chromium (HTML, CSS, JS, fonts, images).
 
-    Without the site's search index: a page asks for that one file only when the reader
-    reaches for search (overrides/partials/javascripts/search-on-demand.html), so it is
-    reported once, on its own.
+    A page asks for the site's search index only when the reader reaches for search
+    (overrides/partials/javascripts/search-on-demand.html), so that file is reported once,
+    on its own.
     """
     if not Path("/usr/bin/chromium").exists():
         return {}
@@ -159,11 +159,7 @@ def page_weights(site: Path) -> dict[str, int]:
             context = browser.new_context()
             page = context.new_page()
             sizes: list[int] = []
-            page.on(
-                "requestfinished",
-                lambda request: None if request.url.endswith("/" + SEARCH_INDEX)
-                else sizes.append(request.sizes()["responseBodySize"]),
-            )
+            page.on("requestfinished", lambda request: sizes.append(request.sizes()["responseBodySize"]))
             page.goto(base + path, wait_until="networkidle")
             weights[path] = sum(sizes)
             context.close()

@@ -6,7 +6,7 @@ Author syntax (Markdown):
   ``hide`` (runs, code not shown; its outputs are), ``check="the claim"`` (assertions
   guarding a claim in the prose; shown as a collapsed "Checked when this page was
   built" box), ``figure="fig-id" caption="..." alt="..."`` (the one matplotlib figure
-  the block leaves open), ``timeout="SECONDS"`` (raises the page's time limit);
+  the block leaves open), ``timeout="SECONDS"`` (sets the page's CPU time limit);
 * `` `{py} expression` `` in prose is replaced by its value, formatted by
   `numbook.format.format_number`;
 * ``[](#fig-id)`` / ``[](page.md#fig-id)`` become "Figure N.k";

@@ -36,6 +36,11 @@ from .render import PageContext, RenderOptions, data_dir, figures_dir, render_pa
 log = logging.getLogger("mkdocs.plugins.numbook")
 
 # The same front matter rule as MkDocs (mkdocs.utils.meta), so line numbers agree.
+#: A page's wall-clock backstop, as a multiple of its CPU time limit when none is set: far
+#: above what a page that computes needs on a machine shared with other work, short enough
+#: that a block waiting forever does not hold the build for long.
+WALL_FACTOR = 10
+
 _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.UNICODE | re.DOTALL)
 
 
@@ -61,7 +66,8 @@ class Settings:
     docs_dir: str
     cache_dir: str
     workers: int
-    timeout: float
+    timeout: float  # seconds of CPU time a page may use
+    wall_timeout: float | None = None  # seconds of wall-clock time; None: WALL_FACTOR x timeout
     decimals: int = 3
     watch: Sequence[str] = ("src",)
     dark_colors: Mapping[str, str] = field(default_factory=dict)
@@ -269,6 +275,7 @@ class Book:
             from .runner import PageJob  # here: a build served from the cache needs no runner
 
             limits = [c.options.timeout for c in p.parsed.code_cells if c.options.timeout]
+            cpu_limit = max(limits) if limits else float(s.timeout)  # a page may ask for less, too
             source = "\n" * p.line_offset + p.body
             jobs.append(
                 PageJob(
@@ -279,7 +286,8 @@ class Book:
                     root=s.root,
                     watch=watch,
                     decimals=s.decimals,
-                    timeout=max(limits) if limits else float(s.timeout),  # a page may ask for less, too
+                    timeout=cpu_limit,
+                    wall_timeout=s.wall_timeout or WALL_FACTOR * cpu_limit,
                     link_packages=tuple(s.link_packages),
                 )
             )

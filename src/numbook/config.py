@@ -15,11 +15,16 @@ class NumbookConfig(base.Config):
     cache_dir = c.Type(str, default=".cache/numbook")
     #: Pages executed at the same time, each in its own process. Default: the CPU count.
     workers = c.Optional(c.Type(int))
-    #: Seconds a page may run before it is stopped and reported. A block's
-    #: ``timeout="SECONDS"`` option sets the limit for its page instead (the largest,
-    #: when several blocks give one): more for a slow page, less while previewing code
-    #: that may never stop.
+    #: Seconds of CPU time a page may use before it is stopped and reported. CPU time,
+    #: not the clock: a machine busy with other work slows a page but never fails it. A
+    #: block's ``timeout="SECONDS"`` option sets the limit for its page instead (the
+    #: largest, when several blocks give one): more for a slow page, less while previewing
+    #: code that may never stop.
     timeout = c.Type((int, float), default=60)
+    #: Seconds of wall-clock time after which a page is stopped even though it has not
+    #: used its CPU time: the backstop for a block that waits forever (on input, a lock, a
+    #: sleep). Default: ten times the page's CPU time limit.
+    wall_timeout = c.Optional(c.Type((int, float)))
     #: Digits after the decimal point for every float in tables and inline values
     #: (see ``numbook.format``).
     decimals = c.Type(int, default=3)

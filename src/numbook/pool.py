@@ -1,16 +1,25 @@
-"""Run pages in parallel, one fresh forked process per page, with a time limit.
+"""Run pages in parallel, one fresh forked process per page, with time limits.
 
 The parent (the MkDocs process) has imported NumPy and matplotlib (Agg) once; each
 child is forked from it, so a page starts in milliseconds with those imports done,
 and no page can see another page's state. Children report which cell they are
-running, so a page that runs too long is killed and reported at the right block.
+running, so a page that runs too long is stopped and reported at the right block.
+
+A page is limited by the CPU time its own process uses (``RLIMIT_CPU``: the kernel stops
+it), not by the clock: on a machine busy with other work a page takes longer but uses
+the same CPU time, so a busy machine never fails a build. A much larger wall-clock
+backstop catches a block that uses no CPU at all because it waits forever (on a lock, a
+pipe, a ``sleep``).
 """
 
 from __future__ import annotations
 
 import gc
 import multiprocessing
+import math
 import os
+import resource
+import signal
 import sys
 import time
 import traceback
@@ -52,7 +61,21 @@ def preimport(workers: int = 1) -> None:
     plt.close(fig)
 
 
+def _limit_cpu(seconds: float) -> None:
+    """Have the kernel stop this process once it has used ``seconds`` of CPU time.
+
+    At the soft limit the kernel sends SIGXCPU, whose default action ends the process; one
+    second later the hard limit sends SIGKILL, should a block have caught SIGXCPU. No core
+    file is written either way.
+    """
+    soft = max(1, math.ceil(seconds))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+    signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+
+
 def _child(job: PageJob, conn: Connection) -> None:
+    _limit_cpu(job.timeout)
     try:
         run = execute(job, progress=lambda i: conn.send(("cell", i)))
         conn.send(("done", run))
@@ -70,7 +93,8 @@ class _Running:
     job: PageJob
     process: Any
     conn: Connection
-    deadline: float
+    started: float
+    deadline: float  # the wall-clock backstop
     cell: int | None = None
     result: PageRun | None = None
 
@@ -165,7 +189,8 @@ class PagePool:
             proc = self._ctx.Process(target=_child, args=(job, send), name=f"numbook:{job.src_uri}", daemon=True)
             proc.start()
             send.close()
-            self._running.append(_Running(job, proc, recv, time.monotonic() + job.timeout))
+            now = time.monotonic()
+            self._running.append(_Running(job, proc, recv, now, now + job.wall_timeout))
         if not self.busy:
             self._thaw()
 
@@ -190,14 +215,7 @@ class PagePool:
                 kind, payload = r.conn.recv()
             except (EOFError, OSError):
                 r.process.join(timeout=5)
-                code = r.process.exitcode
-                err = CellError(
-                    r.job.display_path,
-                    _cell_line(r.job, r.cell),
-                    f"the worker running this page died (exit code {code}) while running this block",
-                    cell=r.cell,
-                )
-                self._finish(r, PageRun(error=err))
+                self._finish(r, PageRun(error=self._death(r)))
                 return
             if kind == "cell":
                 r.cell = payload
@@ -207,17 +225,51 @@ class PagePool:
                 err = CellError(r.job.display_path, _cell_line(r.job, r.cell), "numbook crashed", payload, cell=r.cell)
                 self._finish(r, PageRun(error=err))
 
+    def _death(self, r: _Running) -> CellError:
+        """What to report for a worker that ended without sending its run."""
+        code = r.process.exitcode
+        wall = time.monotonic() - r.started
+        if code == -signal.SIGXCPU:
+            reason = (
+                f"timed out: the page used its CPU time limit of {r.job.timeout:g} s "
+                f"({wall:.1f} s of wall-clock time) and was stopped in this block "
+                '(raise the limit with the block option timeout="SECONDS" or the plugin option timeout)'
+            )
+        elif code is not None and code < 0:
+            reason = (
+                f"the worker running this page was killed by {signal.Signals(-code).name} "
+                f"(exit code {code}) while running this block"
+            )
+        else:
+            reason = f"the worker running this page died (exit code {code}) while running this block"
+        return CellError(r.job.display_path, _cell_line(r.job, r.cell), reason, cell=r.cell)
+
     def _stop_overdue(self) -> None:
         now = time.monotonic()
         for r in list(self._running):
             if now >= r.deadline:
+                cpu = _cpu_seconds(r.process.pid)
                 r.process.kill()
                 r.process.join()
+                used = f"used only {cpu:.1f} s of CPU time" if cpu is not None else "did not reach"
                 err = CellError(
                     r.job.display_path,
                     _cell_line(r.job, r.cell),
-                    f"timed out: the page ran longer than {r.job.timeout:g} s and was stopped in this block "
-                    '(raise the limit with the block option timeout="SECONDS" or the plugin option timeout)',
+                    f"timed out waiting: the page ran for {r.job.wall_timeout:g} s of wall-clock time but "
+                    f"{used} (its CPU time limit is {r.job.timeout:g} s), so it was stopped in this block, "
+                    "which waits on something (input, a lock, a sleep); the plugin option wall_timeout "
+                    "sets this backstop",
                     cell=r.cell,
                 )
                 self._finish(r, PageRun(error=err))
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) a live process has used, where the system says (Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+

@@ -48,7 +48,8 @@ class PageJob:
     root: str  # project root (where mkdocs.yml lives): the working directory of blocks
     watch: tuple[str, ...]  # absolute directories holding project modules
     decimals: int
-    timeout: float  # seconds for the whole page
+    timeout: float  # seconds of CPU time for the whole page
+    wall_timeout: float  # seconds of wall-clock time: the backstop for a page that waits
     link_packages: tuple[str, ...] = ()  # a block's calls into these get "source" links
 
 

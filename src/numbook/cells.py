@@ -109,6 +109,18 @@ class EquationLabel:
     end: int
 
 
+@dataclass(frozen=True)
+class Aside:
+    """``<details class="aside" id="…">``: a section's depth, closed until the reader opens it.
+
+    ``summary_end`` is the offset of its ``</summary>``, where the link to it goes.
+    """
+
+    id: str
+    line: int
+    summary_end: int
+
+
 @dataclass
 class ParsedPage:
     """The result of parsing one page: its cells, plus what the renderer needs."""
@@ -118,6 +130,7 @@ class ParsedPage:
     refs: list[FigRef] = field(default_factory=list)
     headings: list[Heading] = field(default_factory=list)
     equations: list[EquationLabel] = field(default_factory=list)
+    asides: list[Aside] = field(default_factory=list)
     title: Heading | None = None  # the first level-1 ATX heading, if any
 
     @property

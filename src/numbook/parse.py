@@ -27,7 +27,7 @@ import re
 import shlex
 from collections.abc import Callable
 
-from .cells import BlockOptions, CellError, CodeCell, EquationLabel, FigRef, Heading, InlineCell, ParsedPage
+from .cells import Aside, BlockOptions, CellError, CodeCell, EquationLabel, FigRef, Heading, InlineCell, ParsedPage
 
 FLAG_OPTIONS = {"hide"}
 VALUE_OPTIONS = {"check", "figure", "caption", "alt", "timeout", "kind"}
@@ -281,6 +281,8 @@ def parse_page(text: str, path: str, line_offset: int = 0) -> ParsedPage:
             )
         )
 
+    _scan_asides(text, lines, offsets, prose, line_offset, path, page)
+
     # Inline cells and figure references: scan runs of consecutive prose lines,
     # split at blank lines (a code span never crosses a paragraph).
     paragraphs: list[list[int]] = []
@@ -303,6 +305,39 @@ def parse_page(text: str, path: str, line_offset: int = 0) -> ParsedPage:
     cells = sorted([*page.cells, *inline], key=lambda c: c.start)
     page.cells = [dataclasses.replace(c, index=n) for n, c in enumerate(cells)]
     return page
+
+
+_ASIDE = re.compile(r"^[ \t]*<details\b(?P<attrs>[^>]*\bclass=\"(?:[^\"]*\s)?aside(?:\s[^\"]*)?\"[^>]*)>")
+_SUMMARY = re.compile(r"^[ \t]*<summary>(?P<text>.*?)</summary>[ \t]*$")
+_HTML_ID = re.compile(r"\bid=\"(?P<id>[^\"]*)\"")
+
+
+def _scan_asides(
+    text: str, lines: list[str], offsets: list[int], prose: list[int], line_offset: int, path: str,
+    page: ParsedPage,
+) -> None:
+    """Asides: ``<details class="aside" id="…" markdown="1">`` then ``<summary>…</summary>``.
+
+    Each needs an id (a course links to it) and a summary line that says what is inside.
+    """
+    is_prose = set(prose)
+    for k in prose:
+        m = _ASIDE.match(lines[k])
+        if not m:
+            continue
+        line = line_offset + k + 1
+        idm = _HTML_ID.search(m.group("attrs"))
+        after = next((j for j in range(k + 1, len(lines)) if lines[j].strip()), None)
+        sm = _SUMMARY.match(lines[after].rstrip("\r\n")) if after is not None and after in is_prose else None
+        if idm is None or not _ID.match(idm.group("id")):
+            page.errors.append(CellError(path, line, 'an aside needs an id (<details class="aside" id="…">) '
+                                         "that starts with a letter: a course links to it"))
+        elif sm is None or not sm.group("text").strip():
+            page.errors.append(CellError(path, line, "an aside needs a summary that says what is inside, "
+                                         "on the line after <details>: <summary>Look closer: …</summary>"))
+        else:
+            end = offsets[after] + lines[after].index("</summary>")
+            page.asides.append(Aside(idm.group("id"), line, end))
 
 
 def find_refs(text: str, line: int) -> list[FigRef]:

@@ -234,9 +234,9 @@ def figure_data_html(fig: FigureOutput, label: str, url_for: Callable[[str], str
     )
 
 
-def _self_link(fig_id: str) -> str:
-    """A link from a figure's caption to the figure itself, styled like a heading's permalink."""
-    return f'<a class="headerlink" href="#{html.escape(fig_id)}" title="Link to this figure">&para;</a>'
+def _self_link(target: str, title: str = "Link to this figure") -> str:
+    """A link from a figure's caption (an aside's summary) to itself, styled like a heading's permalink."""
+    return f'<a class="headerlink" href="#{html.escape(target)}" title="{title}">&para;</a>'
 
 
 def _page_dir(src_uri: str) -> str:
@@ -522,6 +522,9 @@ def render_page(
         info = labels.equations.get(eq.id)
         if info is not None and info.src_uri == ctx.src_uri:  # the number beside it; the id stays for the maths plugin
             edits.append((eq.start, eq.start, f"\\tag{{{info.number}}}"))
+
+    for aside in ctx.parsed.asides:
+        edits.append((aside.summary_end, aside.summary_end, " " + _self_link(aside.id, "Link to this aside")))
 
     for ref in ctx.parsed.refs:
         resolved, _ = resolve_ref(ref, ctx.src_uri, labels, display)

@@ -1,0 +1,64 @@
+"""The main line and its asides, as a reader meets them in Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from numbook import permalinks
+
+from .conftest import ROOT, site_pages
+
+pytestmark = pytest.mark.browser
+
+# Each aside of the page as the reader first gets it, and as it prints.
+ASIDES = """() => [...document.querySelectorAll('details.aside')].map((d) => {
+  const summary = d.querySelector(':scope > summary');
+  const link = summary && summary.querySelector('a.headerlink');
+  return {
+    id: d.id,
+    open: d.open,
+    summary: summary ? summary.textContent.replace('\\u00b6', '').trim() : '',
+    link: link ? link.getAttribute('href') : null,
+    shownInside: [...d.children].filter((c) => c !== summary && getComputedStyle(c).display !== "none").length,
+  };
+})"""
+
+
+@pytest.fixture(scope="module")
+def tab(browser):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def test_every_aside_is_closed_named_linked_recorded_and_prints_as_its_summary(tab, served_site, built_site: Path):
+    manifest = permalinks.load(ROOT / permalinks.MANIFEST)
+    found = 0
+    for path in site_pages(built_site):
+        if path.startswith("/workbooks/"):
+            continue
+        tab.goto(served_site + path, wait_until="load")
+        on_screen = tab.evaluate(ASIDES)
+        tab.emulate_media(media="print")
+        on_paper = tab.evaluate(ASIDES)
+        tab.emulate_media(media="screen")
+        recorded = set(manifest.get(path.lstrip("/"), []))
+        for aside, printed in zip(on_screen, on_paper):
+            where = f"{path}#{aside['id']}"
+            assert not aside["open"], f"{where} is open when the page loads"
+            assert len(aside["summary"].split()) >= 3, f"{where}: its summary does not say what is inside"
+            assert aside["link"] == f"#{aside['id']}", f"{where}: no link to itself beside its summary"
+            assert aside["id"] in recorded, f"{where} is not in permalinks.json (numbook.permalinks --update)"
+            assert aside["shownInside"] > 0, f"{where}: opened, it shows nothing"
+            assert printed["shownInside"] == 0, f"{where} prints more than its summary"
+        found += len(on_screen)
+    assert found >= 1
+
+
+def test_opening_an_asides_address_opens_it(tab, served_site):
+    tab.goto(served_site + "/how-this-book-is-built/#guide-aside-example", wait_until="load")
+    tab.wait_for_function("document.getElementById('guide-aside-example').open")
+    assert tab.evaluate("document.getElementById('guide-aside-example').getBoundingClientRect().top") < 844

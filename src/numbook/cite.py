@@ -67,6 +67,7 @@ class Author:
     plain: str  # "Ada Lovelace", or an organisation's name
     inverted: str  # "Lovelace, Ada" (reference managers' order), or the name
     bibtex: str  # "Lovelace, Ada", or "{Name}" so BibTeX does not split it
+    highwire: str  # citation_author: "Lovelace, Ada", or "Name," (see `_author`)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class Edition:
     released: datetime.date
     url: str  # the permanent address of this edition, ending in "/"
     key: str  # stem of the BibTeX keys
+    publisher: str  # who publishes it: preferred-citation's publisher, or its authors
     language: str = "en"
 
     @property
@@ -87,8 +89,7 @@ class Edition:
 
     @property
     def author_line(self) -> str:
-        names = [a.plain for a in self.authors]
-        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return _author_line(self.authors)
 
 
 @dataclass(frozen=True)
@@ -128,10 +129,15 @@ def _author(entry: Any, where: str) -> Author:
         plain = f"{given} {family}".strip() + suffix
         inverted = f"{family}{suffix}, {given}" if given else family + suffix
         bibtex = f"{family}{suffix}, {given}" if given else family + suffix
-        return Author(plain, inverted, bibtex)
+        return Author(plain, inverted, bibtex, inverted if given else inverted + ",")
     if entry.get("name"):
+        # An organisation is one family name with no given name. Reference managers read a
+        # citation_author without a comma as "First ... Last" (Zotero's Embedded Metadata
+        # translator: ZU.cleanAuthor splits at the last space, "Project, A. B."); with a comma,
+        # as "Last, First". "Name," is that form with an empty given name: the whole name
+        # stays the family name, and styles print it as it is written.
         name = str(entry["name"])
-        return Author(name, name, "{" + name + "}")
+        return Author(name, name, "{" + name + "}", name + ",")
     raise CitationError(f"{where}: an author needs family-names (a person) or name (an organisation)")
 
 
@@ -169,14 +175,32 @@ def edition_from_cff(
     url = root + "/" if root.endswith("/" + version) else urljoin(root + "/", version + "/")
     # BibTeX keys start with the title's first words: "how-transformers-attend-0.1.0-part2".
     stem = "-".join(re.findall(r"[A-Za-z0-9]+", str(data["title"]).lower())[:3])
+    people = tuple(_author(a, f"{where}, authors[{k}]") for k, a in enumerate(authors))
     return Edition(
         title=str(data["title"]),
-        authors=tuple(_author(a, f"{where}, authors[{k}]") for k, a in enumerate(authors)),
+        authors=people,
         version=version,
         released=released,
         url=url,
         key=stem or "book",
+        publisher=_publisher(data) or _author_line(people),
     )
+
+
+def _publisher(data: Mapping[str, Any]) -> str | None:
+    """The publisher CITATION.cff names (``preferred-citation: publisher: name:``), if any.
+
+    A book on the web that names none is published by its authors.
+    """
+    preferred = data.get("preferred-citation")
+    publisher = preferred.get("publisher") if isinstance(preferred, dict) else None
+    name = publisher.get("name") if isinstance(publisher, dict) else None
+    return str(name) if name else None
+
+
+def _author_line(authors: Sequence[Author]) -> str:
+    names = [a.plain for a in authors]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _bibtex(kind: str, key: str, fields: Sequence[tuple[str, str]]) -> str:
@@ -211,16 +235,29 @@ def page_citation(
     slug = re.sub(r"[^A-Za-z0-9]+", "-", page_url).strip("-").lower()
     key = f"{edition.key}-{edition.version}" + (f"-{slug}" if slug and not whole_book else "")
     author_field = " and ".join(a.bibtex for a in edition.authors)
+    # Highwire tags (Google Scholar, Zotero, Mendeley). A chapter is a section of a book
+    # (citation_book_title); the home page is the book itself, which only Open Graph's type
+    # says to Zotero (citation_title alone reads as a journal article). The edition is PRISM's
+    # (Zotero's RDF import reads prism:edition; citation_version is Google Scholar's).
     meta: list[tuple[str, str]] = [("citation_title", edition.title if whole_book else title)]
-    meta += [("citation_author", a.inverted) for a in edition.authors]
+    meta += [("citation_author", a.highwire) for a in edition.authors]
     meta.append(("citation_publication_date", edition.released.strftime("%Y/%m/%d")))
     if not whole_book:
         meta.append(("citation_book_title", edition.title))
     meta += [
+        ("citation_publisher", edition.publisher),
         ("citation_version", edition.version),
+        ("prism.edition", edition.version),
         ("citation_public_url", url),
         ("citation_language", edition.language),
     ]
+    if whole_book:
+        meta.append(("og:type", "book"))
+    # The standard BibTeX styles need a publisher for a book and a chapter in one
+    # (@incollection: author, title, booktitle, publisher, year); the version and address go
+    # in biblatex's fields and, for the styles that know neither, in the note.
+    publisher = [("publisher", _bib(edition.publisher))]
+    where = f"Version {edition.version}, {url}"
     common = [("year", edition.year), ("version", edition.version), ("url", url), ("urldate", ACCESSED)]
     span = None
     if sections is not None and not whole_book:
@@ -230,18 +267,23 @@ def page_citation(
         )
     if whole_book:
         plain = f"{authors} ({edition.year}). {edition.title} (version {edition.version}). {url} (accessed {ACCESSED})."
-        bibtex = _bibtex("book", key, [("author", author_field), ("title", _bib(edition.title)), *common])
+        bibtex = _bibtex(
+            "book", key,
+            [("author", author_field), ("title", _bib(edition.title)), *publisher, ("note", _bib(where)), *common],
+        )
         cited = edition.title
     else:
         plain = (
             f"{authors} ({edition.year}). {title}" + (f", {span[0]}" if span else "")
             + f". In {edition.title} (version {edition.version}). {url} (accessed {ACCESSED})."
         )
-        note = [("note", span[1][0].upper() + span[1][1:])] if span else []
+        note = (span[1][0].upper() + span[1][1:] + ". " if span else "") + where
         bibtex = _bibtex(
-            "inbook",
+            "incollection",
             key,
-            [("author", author_field), ("title", _bib(title)), ("booktitle", _bib(edition.title)), *note, *common],
+            # the title braced whole: styles lower-case a chapter's title ("Part 3. limits")
+            [("author", author_field), ("title", "{" + _bib(title) + "}"), ("booktitle", _bib(edition.title)),
+             *publisher, ("note", _bib(note)), *common],
         )
         cited = title
     example = None

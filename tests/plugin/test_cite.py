@@ -17,6 +17,7 @@ from numbook.cite import (
     page_citation,
 )
 
+from ..reference_managers import bibtex_formats, zotero_reads
 from .conftest import build_error
 
 METADATA = {
@@ -54,12 +55,15 @@ def test_a_part_of_the_book():
         "Ada Lovelace, Ludwig van Beethoven and The Book Collective (2026). Part 2. Heads. "
         f"In A Book & Its {{Braces}} (version 2.1). {url} (accessed {ACCESSED})."
     )
-    assert c.bibtex.startswith("@inbook{a-book-its-2.1-part2,\n")
+    assert c.bibtex.startswith("@incollection{a-book-its-2.1-part2,\n")
     fields = dict(re.findall(r"^  (\w+)\s+= \{(.*)\},$", c.bibtex, re.M))
     assert fields == {
         "author": "Lovelace, Ada and van Beethoven, Ludwig and {The Book Collective}",
-        "title": "Part 2. Heads",
+        "title": "{Part 2. Heads}",  # braced: the standard styles would lower-case it
         "booktitle": r"A Book \& Its \{Braces\}",  # BibTeX's special characters escaped
+        # no publisher in the metadata: a book on the web is published by its authors
+        "publisher": "Ada Lovelace, Ludwig van Beethoven and The Book Collective",
+        "note": f"Version 2.1, {url}",
         "year": "2026",
         "version": "2.1",
         "url": url,
@@ -67,8 +71,10 @@ def test_a_part_of_the_book():
     }
     meta = dict(c.meta)
     assert [v for k, v in c.meta if k == "citation_author"] == [
-        "Lovelace, Ada", "van Beethoven, Ludwig", "The Book Collective"
+        "Lovelace, Ada", "van Beethoven, Ludwig", "The Book Collective,"
     ]
+    assert meta["citation_publisher"] == "Ada Lovelace, Ludwig van Beethoven and The Book Collective"
+    assert meta["prism.edition"] == "2.1" and "og:type" not in meta
     assert meta["citation_title"] == "Part 2. Heads"
     assert meta["citation_book_title"] == "A Book & Its {Braces}"
     assert meta["citation_publication_date"] == "2026/03/04"
@@ -84,12 +90,12 @@ def test_a_page_names_the_sections_it_holds():
         "Ada Lovelace, Ludwig van Beethoven and The Book Collective (2026). Part 3. Limits, "
         "sections 3.15\u2013" "3.21. In A Book"
     )
-    assert re.search(r"^  note\s+= \{Sections 3\.15--3\.21\},$", c.bibtex, re.M), c.bibtex
+    assert re.search(r"^  note\s+= \{Sections 3\.15--3\.21\. Version 2\.1, https://", c.bibtex, re.M), c.bibtex
     one = page_citation(edition, "part5/", "Part 5. Short", sections=("5.1", "5.1"))
     assert "Part 5. Short, section 5.1. In " in one.plain
-    assert re.search(r"note\s+= \{Section 5\.1\}", one.bibtex)
+    assert re.search(r"note\s+= \{Section 5\.1\. Version", one.bibtex)
     book = page_citation(edition, "", "Home", whole_book=True, sections=("1.1", "1.2"))
-    assert "section" not in book.plain and "note" not in book.bibtex
+    assert "section" not in book.plain and "Section" not in book.bibtex
 
 
 def test_the_home_page_cites_the_whole_book():
@@ -98,8 +104,34 @@ def test_the_home_page_cites_the_whole_book():
     assert c.title == "A Book & Its {Braces}"
     assert c.bibtex.startswith("@book{a-book-its-2.1,\n") and "booktitle" not in c.bibtex
     assert "citation_book_title" not in dict(c.meta)
+    assert dict(c.meta)["og:type"] == "book"  # what tells Zotero a page without a book title is the book
     assert dict(c.meta)["citation_title"] == "A Book & Its {Braces}"
     assert c.example is None
+
+
+@pytest.mark.parametrize("style", ["plain", "unsrt", "alpha"])
+def test_every_entry_formats_under_the_standard_bibtex_styles(style):
+    """pybtex's plain, unsrt and alpha are BibTeX's own styles: a missing required field
+    (an @incollection without a publisher, say) raises instead of being dropped."""
+    edition = edition_from_cff(METADATA, SITE)
+    entries = [
+        page_citation(edition, "", "Home", whole_book=True),
+        page_citation(edition, "part2/", "Part 2. Heads"),
+        page_citation(edition, "part3c/", "Part 3. Limits", sections=("3.15", "3.21")),
+    ]
+    text = bibtex_formats("\n\n".join(c.bibtex for c in entries), style)
+    assert len(text) == 3
+    assert "The Book Collective" in text[0] and "Ada Lovelace, Ludwig van Beethoven" in text[0]
+    assert "https://example.org/a-book/2.1/" in text[0]
+    assert "Part 3. Limits. In A Book & Its" in text[2] and "https://example.org/a-book/2.1/part3c/" in text[2]
+
+
+def test_reference_managers_keep_an_organisation_as_one_author():
+    edition = edition_from_cff(METADATA, SITE)
+    tags = page_citation(edition, "part2/", "Part 2. Heads").meta
+    read = [zotero_reads(content) for name, content in tags if name == "citation_author"]
+    assert read == [("Lovelace", "Ada"), ("van Beethoven", "Ludwig"), ("The Book Collective", "")]
+    assert zotero_reads("The Book Collective") == ("Collective", "The Book")  # what the comma avoids
 
 
 def test_figure_citation_and_where_it_goes():

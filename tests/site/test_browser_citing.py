@@ -52,7 +52,7 @@ def test_citation_box_copies_the_citation_with_the_readers_date(tab, served_site
     bibtex.get_by_title("Copy to clipboard").click()
     copied = tab.evaluate("() => navigator.clipboard.readText()")
     assert copied.strip() == texts[1].strip()
-    assert copied.startswith("@inbook{") and f"version   = {{{metadata()['version']}}}" in copied
+    assert copied.startswith("@incollection{") and f"version   = {{{metadata()['version']}}}" in copied
     assert not tab.errors
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from ..reference_managers import bibtex_formats, zotero_reads
 from .conftest import ROOT, site_pages
 
 
@@ -27,12 +28,13 @@ def html_of(site: Path, path: str) -> str:
 
 
 def meta_tags(page: str) -> list[tuple[str, str]]:
-    return [(n, unescape(c)) for n, c in re.findall(r'<meta name="(citation_[a-z_]+)" content="([^"]*)">', page)]
+    return [(n, unescape(c)) for n, c in re.findall(r'<meta (?:name|property)="([a-z]+[_.:][a-z_]+)" content="([^"]*)">', page)]
 
 
 def test_every_page_ends_with_its_citation(built_site: Path):
     data = metadata()
     authors = [a.get("name") or f"{a['given-names']} {a['family-names']}" for a in data["authors"]]
+    as_read = [(a["name"], "") if a.get("name") else (a["family-names"], a["given-names"]) for a in data["authors"]]
     year = str(data["date-released"])[:4]
     for path in site_pages(built_site):
         page = html_of(built_site, path)
@@ -50,11 +52,17 @@ def test_every_page_ends_with_its_citation(built_site: Path):
         assert tags["citation_public_url"] == url
         assert tags["citation_publication_date"] == str(data["date-released"]).replace("-", "/")
         assert tags["citation_version"] == str(data["version"])
-        assert [v for k, v in meta_tags(page) if k == "citation_author"] == authors
+        assert tags["prism.edition"] == str(data["version"])  # what Zotero files as the edition
+        assert tags["citation_publisher"]
+        # an organisation stays one author, as a reference manager reads the tags
+        assert [zotero_reads(v) for k, v in meta_tags(page) if k == "citation_author"] == as_read
         if path == "/":
             assert tags["citation_title"] == data["title"] and bibtex.startswith("@book{")
+            assert tags["og:type"] == "book" and "citation_book_title" not in tags
         else:
-            assert tags["citation_book_title"] == data["title"] and bibtex.startswith("@inbook{")
+            assert tags["citation_book_title"] == data["title"] and bibtex.startswith("@incollection{")
+        for style in ("plain", "unsrt", "alpha"):
+            assert len(bibtex_formats(bibtex, style)) == 1, (path, style)
 
 
 def test_a_numbered_part_is_cited_by_its_number_and_title(built_site: Path):

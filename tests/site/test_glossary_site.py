@@ -23,3 +23,19 @@ def test_terms_carry_their_glossary_definition_on_every_chapter(built_site: Path
         assert found, f"{chapter}: no term carries a definition"
         wrong = {term for term, title in found if entries.get(term) != title}
         assert not wrong, f"{chapter}: definitions that differ from the glossary: {sorted(wrong)}"
+
+
+def test_the_notation_page_lists_every_definition_as_written(built_site: Path):
+    """The glossary table shows each definition's text whole (a token name such as <eos> is
+    text, not a tag the browser would swallow)."""
+    page = (built_site / "notation" / "index.html").read_text(encoding="utf-8")
+    section = page[page.find('id="notation-glossary"'):]
+    cells = re.findall(r"<tr>\s*<td>(.*?)</td>\s*<td>(.*?)</td>\s*</tr>", section, re.S)
+    shown = {}
+    for term, definition in cells:
+        plain = lambda text: html.unescape(re.sub(r"<[^>]+>", "", text)).strip()  # noqa: E731
+        shown[plain(term).lower()] = plain(definition)
+    entries = glossary()
+    assert {t.lower() for t in entries} <= set(shown)
+    differ = [t for t, d in entries.items() if shown[t.lower()] != d]
+    assert not differ, f"definitions shown otherwise than written: {differ}"

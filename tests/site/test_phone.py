@@ -143,8 +143,18 @@ PHONE_READING = r"""() => {
       text: text(e), width: Math.round(r.width), height: Math.round(r.height),
       widget: !!e.closest('.numbook-widget')}; })
     .filter(c => c.width > 0 && c.height > 0);
+  // a code block's "Source:" line sits below its box, never under it
+  const sources = [...article.querySelectorAll('.numbook-sources')].filter(seen).filter(p => {
+    const code = p.previousElementSibling;
+    return code && rect(p).top < rect(code).bottom - 0.5;
+  }).map(text);
+  // each tab label is read whole: its text is not cut, and it lies inside its row of labels
+  const tabs = [...article.querySelectorAll('.tabbed-labels > label')].filter(seen).filter(l => {
+    const row = rect(l.parentElement), r = rect(l);
+    return l.scrollWidth > l.clientWidth + 1 || r.left < row.left - 1 || r.right > row.right + 1;
+  }).map(text);
   return {column, pageWidth: document.documentElement.scrollWidth, viewport: innerWidth,
-          tables, equations, figures, sliders, controls};
+          tables, equations, figures, sliders, controls, sources, tabs};
 }"""
 SCREENSHOTS = Path(os.environ.get("PHONE_SCREENSHOTS", Path(__file__).resolve().parents[2] / ".cache" / "phone"))
 
@@ -178,6 +188,8 @@ def test_a_phone_reader_sees_everything_the_text_names(phone, served_site):
                 problems.append(f"{path}: table «{t['text']}» scrolls without the cell the text names in view")
         problems += [f"{path}: formula cut at the right edge: «{e}»" for e in seen["equations"]]
         problems += [f"{path}: figure {f} scrolls sideways" for f in seen["figures"]]
+        problems += [f"{path}: «{t}» slides under the code box above it" for t in seen["sources"]]
+        problems += [f"{path}: tab label «{t}» is cut" for t in seen["tabs"]]
         problems += [f"{path}: slider {s['name']} is {s['width']} px long" for s in seen["sliders"]
                      if s["width"] < MIN_SLIDER_PX]
         for c in seen["controls"]:

@@ -258,7 +258,8 @@ class Book:
         s = self.settings
         self._cache = Cache(s.cache_dir, s.root)
         environment = environment_fingerprint()
-        settings = {"decimals": s.decimals, "link_packages": list(s.link_packages)}
+        # what changes a page's outputs, or which files its cache entry tracks
+        settings = {"decimals": s.decimals, "link_packages": list(s.link_packages), "watch": list(s.watch)}
         watch = tuple(os.path.abspath(os.path.join(s.root, w)) for w in s.watch)
         rank = {src_uri: i for i, src_uri in enumerate(run_order)}
         jobs, files = [], []

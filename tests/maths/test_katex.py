@@ -74,6 +74,30 @@ def test_formulas_render_to_katex_with_shared_macros(tmp_path, monkeypatch):
     assert '[data-md-color-scheme="slate"]{--katex-color-0:#f08a3c;}' in colors
 
 
+def test_formulas_stay_out_of_the_search_index_and_its_parser(tmp_path, monkeypatch):
+    """The search plugin never reads a formula (it waits as a comment until search has read
+    the page), so none of KaTeX's text reaches the index, while the page shows it."""
+    import json
+
+    root = make_site(tmp_path, {"index.md": r"""
+        # Page
+        The width $d_k$ of the keys, and a sum:
+
+        $$\sum_j w_j = 1$$
+
+        Words after.
+        """})
+    yml = root / "mkdocs.yml"
+    yml.write_text(yml.read_text().replace("plugins:\n", "plugins:\n  - search\n"), encoding="utf-8")
+    site = build_site(root, monkeypatch)
+    html = (site / "index.html").read_text()
+    assert html.count('class="katex"') == 2 and "numbook-katex" not in html
+    index = json.loads((site / "search/search_index.json").read_text())
+    text = " ".join(doc["text"] for doc in index["docs"])
+    assert "The width" in text and "Words after." in text
+    assert "\u200b" not in text and "d_k" not in text and "∑" not in text
+
+
 def test_a_labelled_formula_carries_its_id_and_a_link_to_itself(tmp_path, monkeypatch):
     root = make_site(tmp_path, {"index.md": r"""
         # Page

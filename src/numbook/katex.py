@@ -87,6 +87,44 @@ def use_color_variables(rendered: str, names: dict[str, str]) -> str:
     return rendered
 
 
+_MATHML = re.compile(r"<math\b.*?</math>", re.S)
+_ANNOTATION = re.compile(r'(<annotation encoding="application/x-tex">).*?(</annotation>)', re.S)
+_TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)([^>]*?)(/?)>")
+#: MathML's token elements hold text only (MathML Core, 2.1.2): never another element.
+_TOKENS = {"mi", "mn", "mo", "mtext", "ms"}
+
+
+def tidy_mathml(rendered: str, tex: str) -> str:
+    """KaTeX's MathML made valid and light, for screen readers and copying.
+
+    KaTeX puts the group of ``\\boldsymbol{x_i}`` inside an ``<mi>`` (``<mi><msub>…</msub></mi>``),
+    which MathML does not allow and a validator rejects; such a token becomes the ``<mrow>`` it
+    stands for. Its TeX annotation repeats the macro preamble in every formula; it keeps the
+    formula's own TeX.
+    """
+
+    def tidy(math: re.Match[str]) -> str:
+        text = math.group(0)
+        out, stack, pos = [], [], 0
+        for tag in _TAG.finditer(text):
+            closing, name, attrs, empty = tag.groups()
+            out.append(text[pos : tag.start()])
+            pos = tag.end()
+            if empty:
+                out.append(tag.group(0))
+            elif not closing:
+                holds_element = name in _TOKENS and text.startswith("<", pos) and not text.startswith("</", pos)
+                stack.append("mrow" if holds_element else name)
+                out.append(f"<{stack[-1]}{attrs}>")
+            else:
+                out.append(f"</{stack.pop() if stack else name}>")
+        out.append(text[pos:])
+        tidied = "".join(out)
+        return _ANNOTATION.sub(lambda m: m.group(1) + html.escape(tex, quote=False) + m.group(2), tidied)
+
+    return _MATHML.sub(tidy, rendered)
+
+
 def macro_preamble(macros: dict[str, str]) -> str:
     """TeX `\\def`s for the macros (pykatex has no `macros` option); `#` of colours doubled."""
     parts = []
@@ -184,7 +222,7 @@ class KatexPlugin(BasePlugin[KatexConfig]):
                 problem = ShownProblem(where, reason, tex.strip(), f"numbook-tex-problem-{len(shown) + 1}", display)
                 shown.append(problem)
                 return problem_box(problem) if display else problem_mark(problem)
-            out = use_color_variables(out, self.color_names)
+            out = tidy_mathml(use_color_variables(out, self.color_names), tex)
             if self.config.search_exclude:
                 out = out.replace('class="katex"', 'class="katex" data-search-exclude', 1)
                 held.append(out)

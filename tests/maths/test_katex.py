@@ -12,6 +12,7 @@ from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, PluginError
 
 from numbook.katex import load_macros, macro_preamble
+from tests.markup import mathml_problems
 
 MACROS = {r"\vq": r"\textcolor{#d55e00}{\boldsymbol{#1}}"}
 SHADES = {"#d55e00": {"light": "#a04500", "dark": "#f08a3c"}}
@@ -157,3 +158,22 @@ def test_hex_colours_are_escaped_but_arguments_kept():
 def test_missing_macro_table_is_a_clear_error():
     with pytest.raises(PluginError, match="cannot load macros"):
         load_macros("no_such_module_anywhere:MACROS")
+
+
+def test_coloured_bold_symbols_give_valid_mathml_and_the_formulas_own_tex(tmp_path, monkeypatch):
+    root = make_site(tmp_path, {"index.md": r"""
+        # Page
+        The query $\vq{q_i}$ and $\vq{\alpha_{ij}}$, against the plain $q_i$.
+        """})
+    html = (build_site(root, monkeypatch) / "index.html").read_text()
+    assert mathml_problems(html) == []
+    assert "<mrow><msub><mi mathvariant=\"bold-italic\">q</mi>" in html
+    annotations = re.findall(r'<annotation encoding="application/x-tex">(.*?)</annotation>', html, re.S)
+    assert annotations == [r"\vq{q_i}", r"\vq{\alpha_{ij}}", "q_i"]  # no macro preamble
+
+
+def test_the_problem_finder_sees_what_katex_writes():
+    from numbook.katex import render
+
+    raw = render(r"\boldsymbol{e_i}", False, "")
+    assert mathml_problems(raw) and "<mi> holds <msub>" in mathml_problems(raw)[0]

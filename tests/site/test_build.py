@@ -96,3 +96,18 @@ def test_a_published_workbook_installs_and_links_to_its_own_edition(built_site: 
         text = "".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
         links = re.findall(r"\]\(([^)\s]+)\)", text)
         assert links and all(link.startswith((edition.url, "#", "https://")) for link in links), links
+
+
+def test_every_formula_of_the_book_has_valid_mathml(built_site: Path):
+    """What a screen reader reads of a formula is its MathML: well-formed, and no token
+    element (mi, mo, …) holding another element (KaTeX's \\boldsymbol did, under every
+    coloured symbol)."""
+    from tests.markup import mathml_problems
+
+    formulas, problems = 0, []
+    for path in site_pages(built_site):
+        page = (built_site / path.strip("/") / "index.html").read_text(encoding="utf-8")
+        formulas += page.count("<math")
+        problems += [f"{path}: {p}" for p in mathml_problems(page)]
+    assert formulas > 500
+    assert not problems, "\n".join(problems[:20])

@@ -3,16 +3,29 @@
 // reachable and named for keyboard and screen-reader users (axe: scrollable-region-focusable).
 // A table's box is always named (it scrolls whenever the table is wider than the column); a
 // formula or figure only if it does scroll, which takes measuring it.
+// Each box is named by what it holds, as the page numbers it: "Table 3", "Figure 2.4",
+// "Equation (3.1)" (one name per box, so that no two regions of a page share one).
 const TABLE_BOX = ".md-typeset__scrollwrap";
 const MEASURED_BOXES = [
-  [".katex-display", "Formula"],
-  [".numbook-figure__scroll", "Figure"],
+  [".katex-display", (box) => {
+    const tag = box.querySelector(".tag")?.textContent.trim();
+    return tag ? `Equation ${tag}` : `Formula ${[...document.querySelectorAll(".katex-display")].indexOf(box) + 1}`;
+  }],
+  [".numbook-figure__scroll", (box) => {
+    const caption = box.closest("figure")?.querySelector("figcaption")?.textContent || "";
+    return caption.split(":")[0].trim() || "Figure";
+  }],
 ];
+
+function tableName(box) {
+  const number = box.querySelector("table")?.dataset.numbookTable;
+  return number ? `Table ${number}` : "Table";
+}
 
 function name(box, what) {
   box.setAttribute("tabindex", "0");
   box.setAttribute("role", "region");
-  box.setAttribute("aria-label", `${what} (scrolls sideways)`);
+  box.setAttribute("aria-label", `${typeof what === "function" ? what(box) : what} (scrolls sideways)`);
 }
 
 // All measuring first, then all writing: a write between two reads would make the browser
@@ -43,7 +56,7 @@ function measureNear() {
 
 document$.subscribe(() => {
   near.clear();
-  document.querySelectorAll(TABLE_BOX).forEach((box) => name(box, "Table"));
+  document.querySelectorAll(TABLE_BOX).forEach((box) => name(box, tableName));
   if (!hearsNearness) document.querySelectorAll(".md-typeset").forEach((root) => near.add(root));
   measureNear();
 });
@@ -61,6 +74,6 @@ document.addEventListener("contentvisibilityautostatechange", (event) => {
 }, { capture: true, passive: true });
 // a fold's content is put in the page only when it is opened (numbook-lean)
 document.addEventListener("numbook:unfold", (event) => {
-  event.target.querySelectorAll(TABLE_BOX).forEach((box) => name(box, "Table"));
+  event.target.querySelectorAll(TABLE_BOX).forEach((box) => name(box, tableName));
   nameMeasured(measuredBoxesIn(event.target));
 });

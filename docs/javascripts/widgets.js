@@ -71,19 +71,31 @@
     return box;
   }
 
-  // A table wider than its box scrolls to the cell the prose names, past the row labels
-  // that stay in view (book.css holds the first column sticky).
+  // A table wider than its box shows the cell the prose names, beside the row labels that
+  // stay in view (book.css holds the first column sticky). It scrolls by whole columns: the
+  // first column shown after the labels is the leftmost that still lets the named one fit,
+  // so no number is ever cut at the labels' edge; if the named cell fits unscrolled, the
+  // table opens at its left edge.
   function revealNamed(table) {
     const named = table.querySelector(".numbook-named");
     const box = table.closest(".numbook-widget-scroll");
     if (!named || !box || box.scrollWidth <= box.clientWidth) return;
-    const labels = table.rows[0]?.cells[0]?.offsetWidth || 0;
-    box.scrollLeft = Math.max(0, named.offsetLeft - labels - 8);
+    const head = [...(table.rows[0]?.cells || [])];
+    const labels = head[0]?.offsetWidth || 0;
+    const right = named.offsetLeft + named.offsetWidth;
+    const start = head.slice(1).map((cell) => cell.offsetLeft - labels)
+      .find((scroll) => right - scroll <= box.clientWidth);
+    box.scrollLeft = Math.max(0, start ?? named.offsetLeft - labels);
   }
 
-  function tableHead(table, header, align) {
+  function tableHead(table, header, align, index) {
     const row = table.createTHead().insertRow();
-    header.forEach((h, j) => row.append(element("th", { scope: "col", style: `text-align: ${align[j]}` }, h)));
+    header.forEach((h, j) => {
+      const cell = element("th", { scope: "col", style: `text-align: ${align[j]}` }, h);
+      // the header over the row labels is never empty: a screen reader names a column by it
+      if (index && j === 0 && !h) cell.append(element("span", { class: "numbook-sr-only" }, "row"));
+      row.append(cell);
+    });
   }
 
   // ---- switch: variants computed at build time --------------------------------------------
@@ -95,7 +107,7 @@
 
   function fillTable(table, spec, note) {
     table.replaceChildren();
-    tableHead(table, spec.header, spec.align);
+    tableHead(table, spec.header, spec.align, spec.index);
     const body = table.createTBody();
     const noted = [];
     spec.rows.forEach((cells, i) => {
@@ -214,7 +226,8 @@
     const note = element("p", { class: "numbook-note", role: "status" },
       hasNotes ? "Focus or point at a number in the table to see how it was computed." : "");
     const tables = data.tables.map(() => element("table"));
-    root.replaceChildren(fieldset, ...tables.map((t) => scrollBox(`${data.label}: table`, t)));
+    root.replaceChildren(fieldset, ...tables.map((t, k) =>
+      scrollBox(`${data.label}: table${tables.length > 1 ? ` ${k + 1}` : ""}`, t)));
     if (hasNotes) root.append(note);
     const member = {
       select(key) {

@@ -113,7 +113,7 @@ class EquationLabel:
 class Aside:
     """``<details class="aside" id="…">``: a section's depth, closed until the reader opens it.
 
-    ``summary_end`` is the offset of its ``</summary>``, where the link to it goes.
+    ``summary_end`` is the offset of its ``</summary>``; the link to it goes after it.
     """
 
     id: str

@@ -21,9 +21,10 @@ class NumbookConfig(base.Config):
     #: largest, when several blocks give one): more for a slow page, less while previewing
     #: code that may never stop.
     timeout = c.Type((int, float), default=60)
-    #: Seconds of wall-clock time after which a page is stopped even though it has not
-    #: used its CPU time: the backstop for a block that waits forever (on input, a lock, a
-    #: sleep). Default: ten times the page's CPU time limit.
+    #: The backstop for a block that waits forever (on input, a lock, a sleep): a page that
+    #: uses almost no CPU time for this many seconds of wall-clock time is stopped. A page
+    #: that computes is never stopped by it, however busy the machine. Default: ten times the
+    #: page's CPU time limit.
     wall_timeout = c.Optional(c.Type((int, float)))
     #: Digits after the decimal point for every float in tables and inline values
     #: (see ``numbook.format``).

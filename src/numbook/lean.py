@@ -218,6 +218,17 @@ def fold_details(html_text: str, classes: list[str]) -> str:
     return "".join(out)
 
 
+_BARE_TABLE = re.compile(r"<table>")
+
+
+def number_tables(html_text: str) -> str:
+    """Give each plain ``<table>`` its number on the page, ``data-numbook-table="3"``, held
+    folds' tables included: what the page's script names a table's scrolling box by ("Table 3
+    (scrolls sideways)"), the same whichever folds the reader has opened."""
+    count = iter(range(1, 1 << 30))
+    return _BARE_TABLE.sub(lambda m: f'<table data-numbook-table="{next(count)}">', html_text)
+
+
 class LeanPlugin(BasePlugin[LeanConfig]):
     """Remove markup that changes nothing the reader sees; give tables a steady box; hold
     back the content of folds until they are opened."""
@@ -247,7 +258,7 @@ class LeanPlugin(BasePlugin[LeanConfig]):
             html_text = wrap_tables(html_text, self.config.table_class, self.config.first_screen_chars)
         if self.config.eager_first_screen:
             html_text = eager_first_screen(html_text, self.config.first_screen_chars)
-        page.content = fold_details(html_text, self.config.fold_classes)
+        page.content = number_tables(fold_details(html_text, self.config.fold_classes))
         return context
 
     def on_post_page(self, output: str, *, page, config) -> str:

@@ -7,9 +7,12 @@ running, so a page that runs too long is stopped and reported at the right block
 
 A page is limited by the CPU time its own process uses (``RLIMIT_CPU``: the kernel stops
 it), not by the clock: on a machine busy with other work a page takes longer but uses
-the same CPU time, so a busy machine never fails a build. A much larger wall-clock
-backstop catches a block that uses no CPU at all because it waits forever (on a lock, a
-pipe, a ``sleep``).
+the same CPU time, so a busy machine never fails a build. A wall-clock backstop catches a
+block that waits forever (on a lock, a pipe, a ``sleep``): a page is stopped when a whole
+``wall_timeout`` passes in which it used almost no CPU time. A page that computes, however
+slowly a crowded machine lets it, keeps using CPU time and is never stopped by the clock
+(where the system does not say how much CPU time a process used, the backstop is a plain
+deadline).
 """
 
 from __future__ import annotations
@@ -94,8 +97,9 @@ class _Running:
     process: Any
     conn: Connection
     started: float
-    deadline: float  # the wall-clock backstop
+    deadline: float  # when to look again whether the page is waiting (the backstop)
     cell: int | None = None
+    cpu_mark: float = 0.0  # its CPU time when the backstop last looked
     result: PageRun | None = None
 
 
@@ -247,21 +251,30 @@ class PagePool:
     def _stop_overdue(self) -> None:
         now = time.monotonic()
         for r in list(self._running):
-            if now >= r.deadline:
-                cpu = _cpu_seconds(r.process.pid)
-                r.process.kill()
-                r.process.join()
-                used = f"used only {cpu:.1f} s of CPU time" if cpu is not None else "did not reach"
-                err = CellError(
-                    r.job.display_path,
-                    _cell_line(r.job, r.cell),
-                    f"timed out waiting: the page ran for {r.job.wall_timeout:g} s of wall-clock time but "
-                    f"{used} (its CPU time limit is {r.job.timeout:g} s), so it was stopped in this block, "
-                    "which waits on something (input, a lock, a sleep); the plugin option wall_timeout "
-                    "sets this backstop",
-                    cell=r.cell,
-                )
-                self._finish(r, PageRun(error=err))
+            if now < r.deadline:
+                continue
+            cpu = _cpu_seconds(r.process.pid)
+            if cpu is not None and cpu - r.cpu_mark >= WAITING_CPU_SHARE * r.job.wall_timeout:
+                r.cpu_mark, r.deadline = cpu, now + r.job.wall_timeout  # computing, slowly: look again later
+                continue
+            r.process.kill()
+            r.process.join()
+            used = f"used only {cpu - r.cpu_mark:.1f} s of CPU time" if cpu is not None else "did not finish"
+            err = CellError(
+                r.job.display_path,
+                _cell_line(r.job, r.cell),
+                f"timed out waiting: in {r.job.wall_timeout:g} s of wall-clock time the page {used} "
+                f"(its CPU time limit is {r.job.timeout:g} s), so it was stopped in this block, which "
+                "waits on something (input, a lock, a sleep); the plugin option wall_timeout sets this backstop",
+                cell=r.cell,
+            )
+            self._finish(r, PageRun(error=err))
+
+
+#: A page that used less than this share of the backstop's wall-clock time in CPU time is
+#: waiting, not computing: a process that computes on a machine shared with twenty others
+#: still gets several times more.
+WAITING_CPU_SHARE = 0.01
 
 
 def _cpu_seconds(pid: int) -> float | None:

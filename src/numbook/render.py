@@ -235,7 +235,7 @@ def figure_data_html(fig: FigureOutput, label: str, url_for: Callable[[str], str
 
 
 def _self_link(target: str, title: str = "Link to this figure") -> str:
-    """A link from a figure's caption (an aside's summary) to itself, styled like a heading's permalink."""
+    """A link from a figure's caption (an aside's body) to itself, styled like a heading's permalink."""
     return f'<a class="headerlink" href="#{html.escape(target)}" title="{title}">&para;</a>'
 
 
@@ -523,8 +523,10 @@ def render_page(
         if info is not None and info.src_uri == ctx.src_uri:  # the number beside it; the id stays for the maths plugin
             edits.append((eq.start, eq.start, f"\\tag{{{info.number}}}"))
 
-    for aside in ctx.parsed.asides:
-        edits.append((aside.summary_end, aside.summary_end, " " + _self_link(aside.id, "Link to this aside")))
+    for aside in ctx.parsed.asides:  # its ¶ opens its body: a link inside <summary> would nest controls
+        after = aside.summary_end + len("</summary>")
+        link = _self_link(aside.id, "Link to this aside")
+        edits.append((after, after, f'\n\n<div class="numbook-aside-link">{link}</div>\n'))
 
     for ref in ctx.parsed.refs:
         resolved, _ = resolve_ref(ref, ctx.src_uri, labels, display)

@@ -18,6 +18,10 @@ from typing import Any
 
 from .format import escape_text, format_value, is_number
 
+#: The header cell above a table's row labels, when the author gives it no name: screen
+#: readers announce a column by its header, and an empty one is read as nothing at all.
+CORNER = '<span class="numbook-sr-only">row</span>'
+
 
 def to_rows(data: Any, header: Sequence[Any] | None = None) -> tuple[list[Any] | None, list[list[Any]]]:
     """Normalise table data to (header, rows). A mapping is a dict of columns."""
@@ -77,6 +81,8 @@ def formatted_cells(
     """(header cells, body cells, which columns are numeric), every cell as the page shows it."""
     head, rows, numeric = indexed_rows(data, header, index)
     head_cells = [escape_text(h) if h is not None else "" for h in (head or [""] * len(numeric))]
+    if index is not None and head and not head_cells[0]:
+        head_cells[0] = CORNER
     cells = [["" if x is None else format_value(x, decimals) for x in r] for r in rows]
     return head_cells, cells, numeric
 
@@ -126,12 +132,14 @@ PHONE_COLUMN_PX = 330.0
 _CELL_PAD_PX = 11.0  # both sides' padding and a border at the phone's table font (12.8 px)
 _HEAD_CHAR_PX, _BODY_CHAR_PX = 7.9, 7.3  # average glyph widths, bold header and regular cells
 _MATH = re.compile(r"\$[^$]*\$")
+_HTML_TAG = re.compile(r"<[^>]+>")
 _MARKUP = re.compile(r"\\(.)|[*`_]")
 
 
 def shown_length(markdown_text: str) -> float:
     """Roughly how many characters wide a cell's Markdown is at its narrowest: its longest
     word, since a table cell wraps at spaces (maths counts a third of its TeX, unbroken)."""
+    markdown_text = _HTML_TAG.sub("", markdown_text.replace(CORNER, ""))
     maths = max((len(m) / 3 for m in _MATH.findall(markdown_text)), default=0.0)
     words = _MARKUP.sub(r"\1", _MATH.sub(" ", markdown_text)).split()
     return max([maths] + [len(w) for w in words])

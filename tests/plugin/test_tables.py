@@ -6,7 +6,7 @@ import numpy as np
 
 from numbook.api import table
 from numbook import record
-from numbook.tables import PHONE_COLUMN_PX, estimated_width, narrow_layouts, narrow_markdown, shown_length
+from numbook.tables import CORNER, PHONE_COLUMN_PX, estimated_width, narrow_layouts, narrow_markdown, shown_length
 
 
 def test_a_cell_is_as_narrow_as_its_longest_word():
@@ -59,4 +59,6 @@ def test_the_api_records_the_narrow_layout_beside_the_table():
                                              header=["name", "action", "thing", "function", "boundary", "pronoun"],
                                              index=["Priya", "opened", "notebook"], decimals=1)
     # three rows of six long-named columns: on its side, the names become the row labels
-    assert item["narrow"].startswith("|  | Priya | opened | notebook |") and "| pronoun |" in item["narrow"]
+    assert item["narrow"].startswith(f"| {CORNER} | Priya | opened | notebook |") and "| pronoun |" in item["narrow"]
+    # the header cell above the row labels is never empty: screen readers name a column by it
+    assert item["markdown"].startswith(f"| {CORNER} | name | action |")

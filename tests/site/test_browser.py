@@ -8,6 +8,7 @@ that scrolls sideways is named for keyboard and screen-reader users.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -146,12 +147,14 @@ def test_dark_mode_swaps_figure_variants(reader_page, served_site, built_site: P
 SCROLL_BOXES_WHILE_READING = """async () => {
     const frame = () => new Promise(done => requestAnimationFrame(done));
     const seen = [];
+    let boxes = 0;  // a box keeps its number however the page changes around it
     for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight / 2) {
         scrollTo(0, y);
         await frame(); await frame();
         await document.fonts.ready;
         await frame();
-        document.querySelectorAll('.katex-display, .numbook-figure__scroll, .md-typeset__scrollwrap').forEach((box, i) => {
+        document.querySelectorAll('.katex-display, .numbook-figure__scroll, .md-typeset__scrollwrap').forEach((box) => {
+            const i = box.dataset.testBox ??= String(++boxes);
             const r = box.getBoundingClientRect();
             if (r.bottom < 0 || r.top > innerHeight || box.closest('template, details:not([open])')) return;
             seen.push({
@@ -159,6 +162,7 @@ SCROLL_BOXES_WHILE_READING = """async () => {
                 scrolls: box.scrollWidth > box.clientWidth + 1,
                 named: box.getAttribute('tabindex') === '0' && box.getAttribute('role') === 'region'
                     && /scrolls sideways/.test(box.getAttribute('aria-label') || ''),
+                label: box.getAttribute('aria-label'),
             });
         });
     }
@@ -169,18 +173,26 @@ SCROLL_BOXES_WHILE_READING = """async () => {
 def test_a_box_that_scrolls_sideways_is_named_once_it_comes_near(browser, served_site, built_site: Path):
     """book.js measures a formula or figure only when it nears the screen (the rest of the
     page is not laid out yet): on a screen narrower than any phone, where some do scroll, each
-    one in view that scrolls is reachable by keyboard and named, and none that fits is a tab stop."""
+    one in view that scrolls is reachable by keyboard and named by its number on the page (no
+    two alike), and none that fits is a tab stop."""
     context = browser.new_context(viewport={"width": 240, "height": 640})
     page = context.new_page()
     problems, scrolling = set(), 0
     try:
         for path in site_pages(built_site):
             page.goto(served_site + path, wait_until="networkidle")
+            labels: dict[str, int] = {}  # each named box's label -> the box it names
             for box in page.evaluate(SCROLL_BOXES_WHILE_READING):
                 table = box["kind"] == "md-typeset__scrollwrap"
                 scrolling += box["scrolls"] and not table
                 if box["named"] != (box["scrolls"] or table):
                     problems.add(f"{path}: {box['kind']} #{box['i']} scrolls={box['scrolls']} named={box['named']}")
+                if box["named"]:
+                    # named by what it holds, as the page numbers it, and by no other box's name
+                    if not re.match(r"(Table \d+|Figure [A-Z]?[\d.]+|Equation \(.+\)|Formula \d+) \(scrolls sideways\)$", box["label"]):
+                        problems.add(f"{path}: a box named «{box['label']}»")
+                    if labels.setdefault(box["label"], box["i"]) != box["i"]:
+                        problems.add(f"{path}: two boxes named «{box['label']}»")
     finally:
         context.close()
     assert scrolling, "no formula or figure scrolls even at 240 px: this test checks nothing"

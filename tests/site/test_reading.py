@@ -15,11 +15,12 @@ pytestmark = pytest.mark.browser
 # Each aside of the page as the reader first gets it, and as it prints.
 ASIDES = """() => [...document.querySelectorAll('details.aside')].map((d) => {
   const summary = d.querySelector(':scope > summary');
-  const link = summary && summary.querySelector('a.headerlink');
+  const link = d.querySelector(':scope > .numbook-aside-link > a.headerlink');
   return {
     id: d.id,
     open: d.open,
-    summary: summary ? summary.textContent.replace('\\u00b6', '').trim() : '',
+    summary: summary ? summary.textContent.trim() : '',
+    controlsInSummary: summary ? summary.querySelectorAll('a, button, input, select, textarea, [tabindex]').length : 0,
     link: link ? link.getAttribute('href') : null,
     shownInside: [...d.children].filter((c) => c !== summary && getComputedStyle(c).display !== "none").length,
   };
@@ -50,7 +51,8 @@ def test_every_aside_is_closed_named_linked_recorded_and_prints_as_its_summary(t
             where = f"{path}#{aside['id']}"
             assert not aside["open"], f"{where} is open when the page loads"
             assert len(aside["summary"].split()) >= 3, f"{where}: its summary does not say what is inside"
-            assert aside["link"] == f"#{aside['id']}", f"{where}: no link to itself beside its summary"
+            assert aside["link"] == f"#{aside['id']}", f"{where}: no link to itself at the top of its body"
+            assert aside["controlsInSummary"] == 0, f"{where}: a control inside its summary (nested-interactive)"
             assert aside["id"] in recorded, f"{where} is not in permalinks.json (numbook.permalinks --update)"
             assert aside["shownInside"] > 0, f"{where}: opened, it shows nothing"
             assert printed["shownInside"] == 0, f"{where} prints more than its summary"

@@ -196,7 +196,7 @@ def dataflow(params: dict, ids, readout: str = "last", targets=None) -> Dataflow
     g.array("tok_rows", out["tok_rows"], "token rows", "e")
     g.op("lookup", ["ids"], "tok_rows", "E_tok[t]", {"E_tok": params["E_tok"]})
     g.array("pos_rows", out["pos_rows"], "position rows", "e")
-    g.op("positions", ["ids"], "pos_rows", "P[i]", {"P": params["P"]})
+    g.op("positions", ["ids"], "pos_rows", "E_pos[i]", {"P": params["P"]})
     g.array("E", out["E"], "input rows E", "e")
     g.op("add", ["tok_rows", "pos_rows"], "E", "+")
     with g.grouped("attention head"):
@@ -210,11 +210,11 @@ def dataflow(params: dict, ids, readout: str = "last", targets=None) -> Dataflow
     g.op("rows", ["E_prime"], "read", "last row" if readout == "last" else "all rows", rows=out["readout_rows"])
     with g.grouped("prediction MLP"):
         g.array("pre", out["pre"], "hidden, before ReLU")
-        g.op("linear", ["read"], "pre", "× W1 + b1", {"W1": params["W1"], "b1": params["b1"]})
-        g.array("hidden", out["hidden"], "hidden units")
+        g.op("linear", ["read"], "pre", "× W_1 + b_1", {"W1": params["W1"], "b1": params["b1"]})
+        g.array("hidden", out["hidden"], "hidden row u")
         g.op("relu", ["pre"], "hidden", "ReLU")
         g.array("logits", out["logits"], "logits")
-        g.op("linear", ["hidden"], "logits", "× W2 + b2", {"W2": params["W2"], "b2": params["b2"]})
+        g.op("linear", ["hidden"], "logits", "× W_2 + b_2", {"W2": params["W2"], "b2": params["b2"]})
     g.array("probs", out["probs"], "probabilities")
     g.op("softmax", ["logits"], "probs", "softmax")
     if targets is not None:

@@ -41,6 +41,7 @@ It knows nothing about the book's subject. List it after ``mkdocs-jupyter`` and 
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import html
 import json
@@ -71,7 +72,9 @@ _DISPLAY_MATH = re.compile(r"\$\$(?P<tex>.+?)\$\$", re.S)
 # One `$` opens (not escaped, not followed by a space), the next `$` closes (not preceded
 # by a space, not followed by a digit), as in Jupyter's own rule ("$5 and $6" is no maths).
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])(?P<tex>[^$]+?)(?<![\s\\])\$(?!\d)")
-_STYLE = re.compile(r'<style type="text/css">(?P<css>.*?)</style>\s*', re.S)
+_STYLE = re.compile(r'<style(?: type="text/css")?>(?P<css>.*?)</style>\s*', re.S)
+# mkdocs-jupyter's template writes a stray attribute named "," on each copy button
+_STRAY_COMMA = re.compile(r'(<clipboard-copy)\s+,=""')
 _MATHJAX = re.compile(
     r'<!-- Load mathjax -->\s*<script src="[^"]*">\s*</script>\s*<!-- MathJax configuration -->\s*'
     r'<script type="text/x-mathjax-config">.*?</script>\s*<!-- End of mathjax configuration -->',
@@ -250,6 +253,20 @@ def _wrap_prose(prose: str) -> str:
     return _INLINE_MATH.sub(lambda m: f'<span class="arithmatex">\\({m["tex"]}\\)</span>', prose)
 
 
+def _css_text(css: str) -> str:
+    """A stylesheet's text. mkdocs-jupyter's template prints the highlighting rules as a
+    Python list of strings (``['pre { … }']``), which no browser reads as CSS."""
+    text = css.strip()
+    if text.startswith("[") and text.endswith("]"):
+        try:
+            rules = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return css
+        if isinstance(rules, list) and all(isinstance(r, str) for r in rules):
+            return "\n".join(rules)
+    return css
+
+
 def stylesheet_name(css: str) -> str:
     """A file name that changes when the CSS does (so browsers may cache it for good)."""
     return f"jupyter-{hashlib.sha256(css.encode()).hexdigest()[:12]}.css"
@@ -297,7 +314,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         html_text = _MERMAID.sub("", html_text)
         if "cdnjs.cloudflare.com" in html_text or '<script src="">' in html_text:
             raise PluginError(f"numbook-notebooks: {where}: a script loader that this plugin does not know how to remove is left on the page")
-        html_text = self._share_styles(html_text, page)
+        html_text = _STRAY_COMMA.sub(r"\1", self._share_styles(html_text, page))
         # Long code lines scroll sideways: keyboard users must be able to reach the box.
         html_text = html_text.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
         html_text = unique_heading_ids(html_text)
@@ -307,7 +324,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         return self._add_download_link(html_text, page, config, notebook)
 
     def _share_styles(self, html_text: str, page) -> str:
-        sheets = [m["css"] for m in _STYLE.finditer(html_text)]
+        sheets = [_css_text(m["css"]) for m in _STYLE.finditer(html_text)]
         if not sheets:
             return html_text
         css = "\n".join(sheet.strip() for sheet in sheets) + "\n"

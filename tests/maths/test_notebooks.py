@@ -105,12 +105,16 @@ def test_notebook_page_is_self_contained(tmp_path):
     assert re.search(r"price.*?\$5", page)
     # no loader of other hosts' scripts, no empty script, no MathJax configuration
     assert "cdnjs" not in page and '<script src="">' not in page and "x-mathjax-config" not in page
-    # JupyterLab's CSS lives in one shared file the page links to
-    assert '<style type="text/css">' not in page
+    # JupyterLab's CSS lives in one shared file the page links to: no <style> is left, and
+    # the highlighting rules the template printed as a Python list are CSS there
+    assert "<style" not in page
+    # the copy buttons carry no stray attribute named "," (the template writes one)
+    assert page.count("<clipboard-copy ") >= 1 and ',=""' not in page
     links = re.findall(r'<link rel="stylesheet" href="([^"]*jupyter-[0-9a-f]{12}\.css)">', page)
     assert len(links) == 1
     css = (site / "workbooks" / "one" / links[0]).resolve()
     assert css.is_file() and css.stat().st_size > 100_000
+    assert "['pre {" not in css.read_text(encoding="utf-8") and ".highlight-ipynb .k {" in css.read_text(encoding="utf-8")
     # the .ipynb is published and linked under the title
     download = re.search(r'class="numbook-download"><a class="md-button" href="([^"]+)" download>', page)
     assert download and (site / "workbooks" / "one" / download[1]).is_file()

@@ -429,8 +429,10 @@ class Book:
         if not held:
             return html_text
         # At block level a stand-in stays as it is; indented (in an admonition, a tab) it
-        # is inline HTML wrapped in a paragraph, which a <figure> must not be left in.
-        one = rf'<div id="[^"]*" data-numbook="({self._late_key}-\d+)"></div>'
+        # is inline HTML wrapped in a paragraph, which a <figure> must not be left in; inside
+        # an HTML block with markdown="1" (an aside), md_in_html writes its attributes back
+        # in another order.
+        one = rf'<div\b(?=[^>]*\bdata-numbook="({self._late_key}-\d+)")[^>]*></div>'
         pattern = re.compile(rf"<p>{one}</p>|{one}")
         html_text = pattern.sub(lambda m: held.pop(m.group(1) or m.group(2), m.group(0)), html_text)
         if held:

@@ -65,3 +65,26 @@ def test_asides_are_found_with_their_lines():
     other = parse_page('<details class="example" markdown="1">\n<summary>x</summary>\n</details>\n'
                        '```\n<details class="aside">\n```\n', "p.md")
     assert other.asides == [] and other.errors == []
+
+
+def test_a_figure_inside_an_aside_is_put_in_place(make_site):
+    site = make_site({"index.md": """
+        # Page
+
+        <details class="aside" id="aside-figure" markdown="1">
+        <summary>Look closer: a figure of its own</summary>
+
+        ```python exec figure="fig-inside" caption="A rising line." alt="A line that rises."
+        import matplotlib.pyplot as plt
+        from numbook.api import figure_data
+        fig, ax = plt.subplots()
+        ax.plot([0, 1])
+        figure_data(["x", "y"], [[0, 0], [1, 1]])
+        ```
+
+        </details>
+    """}, extensions=["md_in_html", "attr_list"])
+    site.build()
+    main = site.main()
+    aside = main[main.index('id="aside-figure"'):main.index("</details>", main.index('id="aside-figure"'))]
+    assert '<figure class="numbook-figure' in aside and 'id="fig-inside"' in aside

@@ -44,7 +44,7 @@ def minibatch_loss_band(losses: Sequence[float], *, block: int, curve_steps: Seq
     band = fixed(SERIES_COLORS[0])
     ax.fill_between(mid, stats["low"], stats["high"], color=band, alpha=0.3, linewidth=0,
                     label="minibatch losses (middle 80%)")
-    ax.plot(mid, stats["mean"], color=band, linewidth=1.4, label=f"their mean per {block} steps")
+    ax.plot(mid, stats["mean"], color=band, linewidth=1.8, label=f"their mean per {block} steps")
     ax.plot(curve_steps, curve, color=SERIES_COLORS[1], linestyle="--", marker="s", markersize=4,
             linewidth=1.2, label=plain(curve_label))
     ax.axvline(drop_step, color=INK_MUTED, linestyle=":", linewidth=1.2)

@@ -28,7 +28,7 @@ def test_choose_alpha_matches_a_direct_count_and_never_reads_held_out_names(monk
     (x, y), (sx, sy) = m.pairs_to_ids(counted), m.pairs_to_ids(slice_names)
     direct = baselines.ngram_loss(baselines.ngram_table(x, y, 3, m.VOCAB_SIZE, 0.3), sx, sy, 3)
     assert losses[0.3] == pytest.approx(direct, rel=1e-12)
-    # the choice depends on the training names alone: shuffling which names are held out changes nothing
+    # the choice is made from the training names it is given: it never reads the split
     monkeypatch.setattr(data, "train_heldout_split", lambda *a: pytest.fail("read the split"))
     assert window_counts.choose_alpha(train) == (best, losses)
 

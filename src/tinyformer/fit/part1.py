@@ -50,11 +50,14 @@ def minibatch_order(n_examples: int, steps: int, batch_size: int, rng: np.random
     return np.concatenate(perms).reshape(-1, batch_size)[:steps]  # (steps, batch_size)
 
 
-def fit(settings: dict = SETTINGS, train: list[str] | None = None, heldout: list[str] | None = None) -> dict:
+def fit(settings: dict = SETTINGS, train: list[str] | None = None, heldout: list[str] | None = None,
+        *, step_losses: list[float] | None = None) -> dict:
     """Train from the seeded start and return the checkpoint (params, both loss curves, split, run).
 
     Without names it uses the book's fixed split of the shipped list; a workbook can pass its own
-    (smaller) lists and settings to see what a change does in a second or two.
+    (smaller) lists and settings to see what a change does in a second or two. A list passed as
+    `step_losses` receives each step's mean loss on its own minibatch, before that step's update
+    (what `tinyformer.fit.part1_runs` records; the checkpoint itself keeps only the loss curve).
     """
     train, heldout, shipped = names_to_fit(train, heldout)
     cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -76,7 +79,9 @@ def fit(settings: dict = SETTINGS, train: list[str] | None = None, heldout: list
             record(step)
         lr = settings["lr"] if step < settings["lr_drop_step"] else settings["lr_late"]
         with divergence_guard(step, lr):
-            _, _, grads, _ = char_mlp.loss_and_grads(params, contexts[idx], targets[idx])
+            batch_loss, _, grads, _ = char_mlp.loss_and_grads(params, contexts[idx], targets[idx])
+        if step_losses is not None:
+            step_losses.append(batch_loss)
         params = sgd_step(params, grads, lr)
     record(len(batches))
     run = run_record(len(batches), curve, cpu0, wall0)

@@ -1,0 +1,68 @@
+"""Figures that only Part 1 draws: the loss of every training step on its own minibatch.
+
+Imported directly by the page (`from bookfigures.part1_character_model_extra import ...`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from ._common import PHONE_WIDTH_IN, attach_table, fixed, plain
+from .curves import SERIES_COLORS, _thousands
+from .palette import INK, INK_MUTED
+from .style import new_figure, styled
+
+
+def minibatch_blocks(losses: Sequence[float], block: int) -> dict[str, np.ndarray]:
+    """Each run of `block` steps summarised: first step, mean, 10th and 90th percentile of its losses."""
+    values = np.asarray(losses, dtype=float)
+    if values.size % block:
+        raise ValueError(f"{values.size} steps do not split into blocks of {block}")
+    runs = values.reshape(-1, block)  # (blocks, block)
+    return {"start": np.arange(0, values.size, block), "mean": runs.mean(axis=1),
+            "low": np.percentile(runs, 10, axis=1), "high": np.percentile(runs, 90, axis=1)}
+
+
+@styled
+def minibatch_loss_band(losses: Sequence[float], *, block: int, curve_steps: Sequence[int],
+                        curve: Sequence[float], drop_step: int, drop_label: str,
+                        ylim: tuple[float, float], xlabel: str = "training step",
+                        ylabel: str = "loss (nats per character)", curve_label: str = "all training pairs",
+                        width: float = PHONE_WIDTH_IN) -> Figure:
+    """The loss of every step on its own minibatch, drawn per block of `block` steps as a band
+    (10th to 90th percentile of the block) around the block's mean, with the loss on all the
+    training pairs (`curve`, measured at `curve_steps`) and a dotted line where the learning rate
+    changes. Values outside `ylim` are cut off (the caption should say so)."""
+    stats = minibatch_blocks(losses, block)
+    mid = stats["start"] + block / 2
+    fig = new_figure(width, 4.0)
+    ax = fig.add_subplot()
+    band = fixed(SERIES_COLORS[0])
+    ax.fill_between(mid, stats["low"], stats["high"], color=band, alpha=0.3, linewidth=0,
+                    label="minibatch losses (middle 80%)")
+    ax.plot(mid, stats["mean"], color=band, linewidth=1.8, label=f"their mean per {block} steps")
+    ax.plot(curve_steps, curve, color=SERIES_COLORS[1], linestyle="--", marker="s", markersize=4,
+            linewidth=1.2, label=plain(curve_label))
+    ax.axvline(drop_step, color=INK_MUTED, linestyle=":", linewidth=1.2)
+    ax.annotate(plain(drop_label), (drop_step, ylim[1]), xytext=(-4, -4), textcoords="offset points",
+                ha="right", va="top", color=INK, fontsize=10)
+    ax.set_ylim(*ylim)
+    ax.set_xlim(0, len(losses))
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))
+    ax.xaxis.set_major_formatter(FuncFormatter(_thousands))
+    ax.grid(True)
+    ax.set_xlabel(plain(xlabel))
+    ax.set_ylabel(plain(ylabel))
+    fig.legend(loc="outside lower center", fontsize=10)  # clear of the band, which fills the plot
+    curve_at = dict(zip((int(s) for s in curve_steps), (float(c) for c in curve)))
+    rows = [[int(s), float(m), float(lo), float(hi), curve_at.get(int(s))]
+            for s, m, lo, hi in zip(stats["start"], stats["mean"], stats["low"], stats["high"])]
+    return attach_table(fig, ["first step of the block", "mean minibatch loss", "10th percentile",
+                              "90th percentile", plain(curve_label)], rows)
+
+
+__all__ = ["minibatch_blocks", "minibatch_loss_band"]

@@ -1,0 +1,58 @@
+"""Part 1's own figure: every step's minibatch loss, drawn per block as a band and a mean."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.text import Text
+
+from bookfigures.part1_character_model_extra import minibatch_blocks, minibatch_loss_band
+
+
+def test_blocks_summarise_each_run_of_steps():
+    losses = np.arange(12, dtype=float)  # 3 blocks of 4
+    stats = minibatch_blocks(losses, 4)
+    assert stats["start"].tolist() == [0, 4, 8] and stats["mean"].tolist() == [1.5, 5.5, 9.5]
+    assert np.allclose(stats["low"], np.percentile(losses.reshape(3, 4), 10, axis=1))
+    assert np.allclose(stats["high"], np.percentile(losses.reshape(3, 4), 90, axis=1))
+    with pytest.raises(ValueError, match="13 steps do not split into blocks of 4"):
+        minibatch_blocks(np.arange(13.0), 4)
+
+
+@pytest.fixture(scope="module")
+def figure():
+    rng = np.random.default_rng(0)
+    steps = 1600
+    losses = 2.0 + 1.2 * np.exp(-np.arange(steps) / 150) + rng.normal(0, 0.1, steps)  # (1600,)
+    losses[1200:] -= 0.04
+    return minibatch_loss_band(losses, block=100, curve_steps=[0, 400, 800, 1200, 1600],
+                               curve=[3.2, 2.1, 2.05, 2.03, 1.99], drop_step=1200,
+                               drop_label="η 0.4 → 0.04", ylim=(1.8, 2.6))
+
+
+def test_data_table_has_one_row_per_block_and_the_curve_where_it_was_measured(figure):
+    header, rows = figure.data_table
+    assert header[0] == "first step of the block" and len(rows) == 16
+    assert rows[4][0] == 400 and rows[4][4] == 2.1 and rows[1][4] is None
+
+
+def test_texts_stay_inside_the_figure_and_apart(figure):
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    texts = [t for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts if t.get_rotation() == 0]
+    frame = figure.bbox.padded(1)
+    for label, box in boxes:
+        assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1, label
+    for i, (la, a) in enumerate(boxes):
+        for lb, b in boxes[i + 1:]:
+            assert not a.padded(-1).overlaps(b.padded(-1)), f"{la!r} overlaps {lb!r}"
+
+
+def test_fits_a_phone_column_at_footnote_size(figure):
+    from numbook.figures import smallest_font, svg_of, svg_size
+
+    svg = svg_of(figure)
+    width, _height, box = svg_size(svg)
+    assert width <= 358 and smallest_font(svg) * width / box >= 12.8

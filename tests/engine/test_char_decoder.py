@@ -111,3 +111,42 @@ def test_the_decoder_beats_the_count_baselines_on_held_out_names(fitted, stored)
     table = baselines.ngram_table(contexts, targets, 1, char_mlp.VOCAB_SIZE)
     bigram = baselines.ngram_loss(table, *char_mlp.pairs_to_ids(heldout), 1)
     assert stored["run"]["final_heldout_loss"] < bigram
+
+
+def test_gap_interval_resamples_whole_names_with_a_seed():
+    names = ["ab", "c", "def"]                       # 3 + 2 + 4 = 9 predictions
+    assert m.name_of_prediction(names).tolist() == [0, 0, 0, 1, 1, 2, 2, 2, 2]
+    a = np.array([1.0, 1, 1, 2, 2, 0.5, 0.5, 0.5, 0.5])
+    b = np.zeros(9)
+    gap, low, high = m.gap_interval(a, b, names, n_resamples=2000, seed=1)
+    assert gap == pytest.approx(a.mean())
+    assert (gap, low, high) == m.gap_interval(a, b, names, n_resamples=2000, seed=1)  # deterministic
+    # every resample's gap is a mean of whole names' summed differences: between the names' own means
+    assert 0.5 <= low <= gap <= high <= 2.0
+    # one name's constant gap has no spread
+    assert m.gap_interval(np.full(3, 0.2), np.zeros(3), ["ab"], n_resamples=50)[1:] == pytest.approx((0.2, 0.2))
+    with pytest.raises(ValueError):
+        m.gap_interval(a[:-1], b[:-1], names)
+
+
+def test_gap_interval_by_brute_force_on_a_small_case():
+    names = ["a", "bc"]
+    a, b = np.array([1.0, 2.0, 0.0, 3.0, 3.0]), np.zeros(5)
+    gap, low, high = m.gap_interval(a, b, names, n_resamples=500, seed=0, level=1.0)
+    # resamples: both "a" (3/2 = 1.5 per prediction), both "bc" (6/3 = 2.0), or one of each (9/5 = 1.8)
+    assert gap == pytest.approx(9 / 5) and low == pytest.approx(1.5) and high == pytest.approx(2.0)
+
+
+def test_largest_weight_targets_count_every_row_from_the_second_letter(fitted):
+    names = ["aabid", "zoe"]
+    counts = m.largest_weight_targets(fitted, names)
+    cfg = m.CONFIG
+    assert counts.shape == (cfg.n_layers, cfg.n_heads, len(m.WEIGHT_TARGETS))
+    rows = sum(len(name) + 1 - 2 for name in names)  # positions 2, 3, ... of each name's inputs
+    assert (counts.sum(axis=2) == rows).all()
+    # brute force for one head on one name
+    ids, _ = m.sequence("aabid")
+    w = decoder_stack.forward(fitted, ids)["blocks"][1]["mh"]["heads"][0]["weights"]
+    kinds = [0 if j == i else 1 if j == i - 1 else 2 if j == 0 else 3
+             for i, j in ((i, int(w[i].argmax())) for i in range(2, ids.size))]
+    assert m.largest_weight_targets(fitted, ["aabid"])[1, 0].tolist() == np.bincount(kinds, minlength=4).tolist()

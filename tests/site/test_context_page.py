@@ -87,6 +87,11 @@ def as_int(text: str) -> int:
     return int(text.replace(",", "").replace("\u2009", ""))
 
 
+#: The page's readable name of each product (the engine's tag is never shown to the reader).
+READABLE = {"queries, keys, values": "qkv", "scores": "scores", "mixing": "mix", "update": "out_proj",
+            "MLP hidden layer": "mlp", "MLP vocabulary layer": "vocab"}
+
+
 def test_the_toy_has_the_widths_the_page_names():
     toy = onehead.load_params()
     assert (toy["W_Q"].shape[0], toy["W_Q"].shape[1], toy["W_V"].shape[1], toy["W1"].shape[1],
@@ -94,12 +99,11 @@ def test_the_toy_has_the_widths_the_page_names():
 
 
 def test_per_product_table_equals_the_instrumented_forward_pass(tables):
-    table = tables["The one-head toy on every row: MACs per product"]
-    tag_of = {"Q, K, V = E W": "qkv", "scores Q Kᵀ": "scores", "mixing A V": "mix", "update H W_O": "out_proj",
-              "MLP hidden layer": "mlp", "MLP vocabulary layer": "vocab"}
+    table = tables["The toy on every row: MACs per product"]
+    tag_of = READABLE
     assert set(table) == set(tag_of)
     toy = onehead.load_params()
-    for column, n in ((1, 10), (2, 20)):
+    for column, n in ((0, 10), (1, 20)):
         macs = counted(lambda: onehead.forward(toy, np.arange(n) % WIDTHS["C"], readout="all"))
         assert set(macs) == set(tag_of.values())
         for label, tag in tag_of.items():
@@ -107,9 +111,9 @@ def test_per_product_table_equals_the_instrumented_forward_pass(tables):
 
 
 def test_all_predictions_table_equals_the_instrumented_predictors(tables):
-    table = tables["All n predictions of one sequence"]
+    table = tables["All n predictions of one sequence: MACs"]
     toy = onehead.load_params()
-    for column, n in ((1, 10), (2, 20)):
+    for column, n in ((0, 10), (1, 20)):
         ids = np.arange(n) % WIDTHS["C"]
         window = {**toy, "W1": np.zeros((3 * WIDTHS["d"], WIDTHS["h"]))}
         whole = {**toy, "W1": np.zeros((n * WIDTHS["d"], WIDTHS["h"]))}
@@ -126,24 +130,27 @@ def test_all_predictions_table_equals_the_instrumented_predictors(tables):
 def test_final_row_and_cached_step_tables_equal_the_instrumented_passes(tables):
     toy = onehead.load_params()
     ids = onehead.encode(onehead.RIVER_SENTENCE)
-    table = tables["Predicting after a 10-token prompt: MACs by tag"]
+    table = tables["After a 10-token prompt: MACs per product"]
     full = counted(lambda: onehead.forward(toy, ids, readout="last"))
     prefill = counted(lambda: onehead.prefill(toy, ids))
-    assert set(table) == set(full) == set(prefill)
-    for tag in full:
-        assert [as_int(x) for x in table[tag]] == [full[tag], prefill[tag]], tag
+    assert set(table) == {*READABLE, "all products"} and set(READABLE.values()) == set(full) == set(prefill)
+    for label, tag in READABLE.items():
+        assert [as_int(x) for x in table[label]] == [full[tag], prefill[tag]], label
+    assert [as_int(x) for x in table["all products"]] == [sum(full.values()), sum(prefill.values())]
     _, cache = onehead.prefill(toy, ids)
     step = counted(lambda: onehead.step(toy, cache, onehead.TOKEN_ID["water"]))
     window_params = {**toy, "W1": np.zeros((3 * WIDTHS["d"], WIDTHS["h"]))}
     one_window = counted(lambda: baselines.window_concat_forward(window_params, ids[-1:], 3, 0))
     one_mean = counted(lambda: baselines.prefix_mean_forward(toy, ids[-1:]))
     per_new = tables["Work per new prediction"]
-    assert [as_int(per_new[k][-1]) for k in ("concatenation", "running average", "attention")] == \
+    row = {method: next(cells for label, cells in per_new.items() if label.startswith(method))
+           for method in ("concatenation", "running average", "attention")}
+    assert [as_int(row[k][-1]) for k in ("concatenation", "running average", "attention")] == \
         [sum(one_window.values()), sum(one_mean.values()), sum(step.values())]
 
 
 def test_sequence_model_table_equals_the_instrumented_layers(tables):
-    table = tables["One layer of each design, n = 10, d = 4"]
+    table = tables["One layer of each design, n = 10, d = 4"]  # every layer: rows of 4 in and out
     n, d, rng = 10, 4, np.random.default_rng(3)
     X = rng.normal(size=(n, d))
     expected = {
@@ -151,7 +158,7 @@ def test_sequence_model_table_equals_the_instrumented_layers(tables):
         "recurrent": counted(lambda: baselines.rnn_layer_forward(
             {"W_x": np.eye(d), "W_h": np.eye(d), "b": 0}, X)),
         "convolution": counted(lambda: baselines.causal_conv_forward({"W": np.ones((3 * d, d)), "b": 0}, X)),
-        "self-attention": counted(lambda: nn.attention_forward(X, X, *np.ones((4, d, d)), nn.causal_mask(n))),
+        "attention": counted(lambda: nn.attention_forward(X, X, *np.ones((4, d, d)), nn.causal_mask(n))),
     }
     for label, macs in expected.items():
         assert as_int(table[label][3]) == sum(macs.values()), label
@@ -173,6 +180,45 @@ def test_doubling_presets_equal_the_instrumented_counts(built_site: Path):
             assert float(rows[group][2]) == pytest.approx(big / small, abs=0.005)
         totals = [sum(at[m].values()) for m in (n, 2 * n)]
         assert [as_int(x) for x in rows["all products"][:2]] == totals
+
+
+class NarrowLayouts(HTMLParser):
+    """How many tables each phone layout (`numbook-table__narrow`) of a page holds."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.layouts: list[int] = []
+        self._depth = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag != "div" and not (tag == "table" and self._depth):
+            return
+        if tag == "table":
+            self.layouts[-1] += 1
+        elif self._depth:
+            self._depth += 1
+        elif "numbook-table__narrow" in (dict(attrs).get("class") or "").split():
+            self.layouts.append(0)
+            self._depth = 1
+
+    def handle_endtag(self, tag):
+        if tag == "div" and self._depth:
+            self._depth -= 1
+
+
+def test_narrow_layouts_are_counted():
+    parser = NarrowLayouts()
+    parser.feed('<div class="numbook-table__narrow"><div><table></table></div><table></table></div>'
+                '<table></table><div class="numbook-table__narrow"><table></table></div>')
+    assert parser.layouts == [2, 1]
+
+
+def test_no_table_is_split_into_pieces_on_a_phone(built_site: Path):
+    """A table the page compares columns in keeps them together at 390 px: a table too wide for a
+    phone may be shown turned on its side (one table), never cut into stacked pieces."""
+    parser = NarrowLayouts()
+    parser.feed((built_site / PAGE / "index.html").read_text(encoding="utf-8"))
+    assert all(count == 1 for count in parser.layouts), parser.layouts
 
 
 class QuestionLinks(HTMLParser):

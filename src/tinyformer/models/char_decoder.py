@@ -73,6 +73,58 @@ def mean_loss(params: dict[str, np.ndarray], names: list[str]) -> float:
     return float(per_prediction_losses(params, names)[0].mean())
 
 
+def name_of_prediction(names: list[str]) -> np.ndarray:
+    """For every prediction of `names` (k + 1 for a name of k letters, in order), the index of its name."""
+    return np.concatenate([np.full(len(name) + 1, i) for i, name in enumerate(names)])
+
+
+def gap_interval(losses_a: np.ndarray, losses_b: np.ndarray, names: list[str], n_resamples: int = 10_000,
+                 seed: int = 0, level: float = 0.95) -> tuple[float, float, float]:
+    """The mean of losses_a − losses_b over every prediction of `names`, and a bootstrap interval for it.
+
+    A percentile bootstrap that resamples whole names with replacement (a name's predictions
+    stay together, and both models are scored on the same resampled names): each resample's
+    gap is its summed difference over its number of predictions. Returns (gap, low, high);
+    deterministic for a given seed.
+    """
+    which = name_of_prediction(names)
+    if len(losses_a) != len(which) or len(losses_b) != len(which):
+        raise ValueError(f"{len(which)} predictions for {len(names)} names, got {len(losses_a)} and {len(losses_b)}")
+    diff = np.bincount(which, weights=np.asarray(losses_a) - np.asarray(losses_b))  # (names,)
+    count = np.bincount(which)  # (names,): predictions per name
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(names), size=(n_resamples, len(names)))
+    gaps = diff[picks].sum(axis=1) / count[picks].sum(axis=1)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(gaps, [tail, 100 - tail])
+    return float(diff.sum() / count.sum()), float(low), float(high)
+
+
+#: What a head's largest weight can fall on, for a row with at least two earlier positions.
+WEIGHT_TARGETS = ("the row itself", "the letter before", "the boundary mark", "an earlier letter")
+
+
+def largest_weight_targets(params: dict[str, np.ndarray], names: list[str]) -> np.ndarray:
+    """(layers, heads, 4): how often each head's largest weight falls on each of `WEIGHT_TARGETS`.
+
+    Counted over the rows of every name that have at least two earlier positions (from the
+    second letter on), where the four kinds are distinct: the row's own position, the one
+    just before it, position 0 (the boundary mark that starts the name) and any other.
+    """
+    cfg = config_from_params(params)
+    counts = np.zeros((cfg.n_layers, cfg.n_heads, len(WEIGHT_TARGETS)), dtype=int)
+    for name in names:
+        ids, _ = sequence(name)
+        out = forward(params, ids)
+        for l, block in enumerate(out["blocks"]):
+            for h, head in enumerate(block["mh"]["heads"]):
+                for i in range(2, ids.size):
+                    j = int(head["weights"][i].argmax())
+                    kind = 0 if j == i else 1 if j == i - 1 else 2 if j == 0 else 3
+                    counts[l, h, kind] += 1
+    return counts
+
+
 def sample(params: dict[str, np.ndarray], n: int, seed: int = 0) -> list[str]:
     """Draw n names with a seeded generator, each until the boundary mark or the context is full."""
     rng = np.random.default_rng(seed)

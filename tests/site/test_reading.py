@@ -64,3 +64,18 @@ def test_opening_an_asides_address_opens_it(tab, served_site):
     tab.goto(served_site + "/how-this-book-is-built/#guide-aside-example", wait_until="load")
     tab.wait_for_function("document.getElementById('guide-aside-example').open")
     assert tab.evaluate("document.getElementById('guide-aside-example').getBoundingClientRect().top") < 844
+
+
+def test_every_part_reads_within_its_targets(browser, served_site):
+    """A first pass (asides and folds closed) is at most about twice the reference lesson:
+    words in view per part within `reading.WORD_TARGETS`, and no chapter taller than
+    `reading.SCREEN_TARGET` phone screens. The table is printed for the closing note."""
+    from .reading import CHAPTERS, SCREEN_TARGET, WORD_TARGETS, by_part, measure
+
+    readings = measure(browser, served_site, list(CHAPTERS))
+    for r in readings:
+        print(f"{r.page:32s} {r.words:6d} words {r.screens:5.1f} screens")
+    tall = [f"{r.page}: {r.screens:.1f} screens" for r in readings if r.screens > SCREEN_TARGET]
+    long = [f"{part}: {words} words (target {WORD_TARGETS[part]})"
+            for part, words in by_part(readings).items() if words > WORD_TARGETS[part]]
+    assert not tall and not long, "\n".join(tall + long)

@@ -111,10 +111,11 @@ class Stroke:
 
 @dataclass(frozen=True)
 class Collision:
-    kind: str  # "text overlaps text", "line crosses text", "legend over data"
+    kind: str  # "text overlaps text", "line crosses text", "legend without background over data"
     first: str
     second: str
     depth_pt: float  # how far the two overlap, points
+    artists: tuple = field(default=(), compare=False, repr=False)  # the two artists (a legend for its box)
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.first} / {self.second} ({self.depth_pt:.1f} pt)"
@@ -462,7 +463,7 @@ def collisions(fig: Figure, *, backgrounds: AbstractCollection[str] | None = Non
                 continue
             depth = _overlap_depth(a, b)
             if depth > tol:
-                found.append(Collision("text overlaps text", a.name, b.name, depth * px_to_pt))
+                found.append(Collision("text overlaps text", a.name, b.name, depth * px_to_pt, (a.text, b.text)))
 
     # legends: opaque ones hide what lies under them; the others must sit clear of it
     legends = {id(b.legend): b.legend for b in boxes if b.legend is not None}
@@ -483,7 +484,7 @@ def collisions(fig: Figure, *, backgrounds: AbstractCollection[str] | None = Non
                 depth = max(depth, float(np.max(_discs_into_box(box, s.discs))))
             if depth > tol:
                 kind = "marker covers text" if len(s.discs) and not len(s.segments) else "line crosses text"
-                found.append(Collision(kind, s.name, box.name, depth * px_to_pt))
+                found.append(Collision(kind, s.name, box.name, depth * px_to_pt, (s.artist, box.text)))
 
     # (c) a legend without a background sits clear of the data and of other texts
     for key, leg in legends.items():
@@ -504,14 +505,26 @@ def collisions(fig: Figure, *, backgrounds: AbstractCollection[str] | None = Non
             if any(_point_in_polygon(frame.centre, p) for p in s.filled):
                 depth = max(depth, float(np.min(frame.half)))
             if depth > tol:
-                found.append(Collision("legend without background over data", name, s.name, depth * px_to_pt))
+                found.append(Collision("legend without background over data", name, s.name, depth * px_to_pt,
+                                       (leg, s.artist)))
         for b in boxes:
             if b.legend is leg:
                 continue
             depth = _overlap_depth(frame, b)
             if depth > tol:
-                found.append(Collision("legend without background over data", name, b.name, depth * px_to_pt))
+                found.append(Collision("legend without background over data", name, b.name, depth * px_to_pt,
+                                       (leg, b.text)))
     return found
+
+
+def clear_of_everything(fig: Figure, *artists: Artist) -> bool:
+    """True when none of `artists` (texts, a legend with its texts) collides with anything:
+    a figure function tries a label's places in turn and keeps the first that is clear."""
+    ids = {id(a) for a in artists}
+    for a in artists:
+        if isinstance(a, Legend):
+            ids |= {id(t) for t in a.get_texts()} | {id(a.get_title())}
+    return not any(id(x) in ids for c in collisions(fig) for x in c.artists)
 
 
 def _opaque(leg: Legend, backgrounds: AbstractCollection[str] | None) -> bool:

@@ -428,6 +428,40 @@ def test_loss_curve_with_two_curves_records_both_and_the_references(figures):
     assert "bigram, held-out: 2.350" in written and "5.300" in written and "2.000" in written
 
 
+def test_a_chart_legend_stays_inside_where_it_is_clear_and_goes_below_where_it_is_not():
+    import bookfigures as bf
+    from bookfigures.collisions import check_figure
+
+    x = np.arange(1, 9)
+    clear = bf.line_chart(x, {"rising": x / 8, "rising less": x / 16})  # the upper left is empty
+    assert clear.axes[0].get_legend() is not None and not clear.legends
+    crowded = bf.line_chart(x, {"up": x / 8, "down": 1 - x / 8, "flat high": 0 * x + 0.95,
+                                "flat low": 0 * x + 0.05})  # a line through every corner
+    assert crowded.axes[0].get_legend() is None and len(crowded.legends) == 1
+    for fig in (clear, crowded):
+        check_figure(fig)
+
+
+def test_marks_give_the_values_in_the_legend_instead_of_piling_markers_on_the_curves():
+    import bookfigures as bf
+
+    n = 2 ** np.arange(8)
+    series = {"linear": 40 * n, "square": 3 * n ** 2, "close to linear": 30 * n}
+    marks = {x: {name: f(x) for name, f in (("linear", lambda m: 40 * m), ("square", lambda m: 3 * m ** 2),
+                                              ("close to linear", lambda m: 30 * m))} for x in (10, 20)}
+    fig = bf.cost_curves(n, series, logx=True, logy=True, marks=marks)
+    [legend] = fig.legends
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts == ["linear: 400 → 800", "square: 300 → 1,200", "close to linear: 300 → 600"]
+    assert legend.get_title().get_text() == "n = 10 → n = 20"
+    ax = fig.axes[0]
+    dotted = [ln for ln in ax.get_lines() if ln.get_linestyle() == ":" and len(set(ln.get_xdata())) == 1]
+    assert sorted(ln.get_xdata()[0] for ln in dotted) == [10, 20]
+    assert len(ax.get_lines()) == len(series) + 2  # no marker drawn at the marks
+    with pytest.raises(ValueError, match="the mark at 10"):
+        bf.cost_curves(n, series, marks={10: {"linear": 400}})
+
+
 def test_size_labels_share_one_count_of_significant_digits():
     import bookfigures as bf
 

@@ -1,6 +1,14 @@
-"""The label-collision check (`bookfigures.collisions`): tiny figures made to collide, or not."""
+"""The label-collision check (`bookfigures.collisions`): tiny figures made to collide, or not,
+then every figure kind of the catalogue.
+
+Every figure of the book, its phone layouts and switch variants included, is checked when
+the site is built: `mkdocs.yml` names `check_figure` as numbook's `figure_check`, so a
+label that collides stops the build at its block (`test_the_build_checks_every_figure`).
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,6 +16,11 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from bookfigures.collisions import FigureCollision, belongs_to, check_figure, collisions, one_label
+
+from .catalogue import EXAMPLES
+
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def sheet(width: float = 3.0, height: float = 2.0):
     """A figure whose axes fill it, one unit per inch, y up; no ticks or spines."""
@@ -201,3 +214,28 @@ def test_check_figure_lists_every_collision_or_returns_the_figure():
     fig, ax = sheet()
     ax.text(1.0, 1.0, "alone", ha="center", va="center")
     assert check_figure(fig) is fig
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_every_figure_kind_of_the_catalogue_passes(name):
+    check_figure(EXAMPLES[name].build(), name)
+
+
+def test_the_build_checks_every_figure():
+    """The book's own figures, phone layouts and switch variants: checked by numbook as they are
+    made (its `figure_check` option), so a collision stops `mkdocs build` at its block."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    assert config.plugins["numbook"].config.figure_check == "bookfigures.collisions:check_figure"
+
+
+def test_clear_of_everything_names_only_what_collides():
+    from bookfigures.collisions import clear_of_everything
+
+    fig, ax = sheet()
+    crossed = ax.text(1.0, 1.0, "crossed", ha="center", va="center")
+    free = ax.text(1.0, 1.6, "free", ha="center", va="center")
+    ax.plot([1.0, 1.0], [0.8, 1.2], color="k")
+    assert not clear_of_everything(fig, crossed)
+    assert clear_of_everything(fig, free)

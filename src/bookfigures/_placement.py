@@ -150,14 +150,15 @@ def x_at(p: Sequence[float], q: Sequence[float], y: float) -> float:
 def beside(p: Sequence[float], q: Sequence[float], t: float, width: float, height: float, side: int,
            gap: float) -> tuple[Rect, float, float]:
     """A label's rectangle beside the segment p-q at fraction t of its height, on `side`
-    (+1 right, -1 left), kept `gap` from the line over the label's whole height.
+    (+1 right, -1 left), kept `gap` from the line, sideways, over the label's height and
+    `gap` above and below it (so a margin up to `gap` round the label misses the line).
 
     Returns the rectangle and the anchor (x, y) of a label drawn with ha="left" (right side)
     or ha="right" (left side) and va="center".
     """
     y = p[1] + (q[1] - p[1]) * t
     top, bottom = y - height / 2, y + height / 2
-    xs = [x_at(p, q, min(max(yy, min(p[1], q[1])), max(p[1], q[1]))) for yy in (top, bottom)]
+    xs = [x_at(p, q, min(max(yy, min(p[1], q[1])), max(p[1], q[1]))) for yy in (top - gap, bottom + gap)]
     if side > 0:
         x = max(xs) + gap
         return Rect(x, top, x + width, bottom), x, y

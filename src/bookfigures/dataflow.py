@@ -461,10 +461,11 @@ def _frame_name(name: str, rect: Rect, room: Room, bounds) -> tuple[Rect, tuple[
 
 
 def _spread(n: int, i: int, left: float, right: float) -> float:
-    """Where the i-th of n arrows meets a box edge: spread over its middle half."""
+    """Where the i-th of n arrows meets a box edge: spread over its middle half (two arrows),
+    or most of it (more: arrows that fan out leave room between them for their labels)."""
     if n == 1:
         return (left + right) / 2
-    span = (right - left) * 0.5
+    span = (right - left) * (0.5 if n == 2 else 0.75)
     return (left + right) / 2 - span / 2 + span * i / (n - 1)
 
 
@@ -591,8 +592,11 @@ def _op_labels(ax, graph, boxes, layer, y_top, channels, routes, room: Room, bou
             for text in _variants(op.label):
                 w, above, below = _label_extent(text, SHAPE_SIZE)
                 h = above + below
-                for t in (0.5, 0.35, 0.65, 0.2, 0.8):
-                    yc = y0 + (y1 - y0) * t
+                # the middle, a little above or below it, and just clear of the boxes' (and
+                # frames') edges at either end, where arrows that fan out are furthest apart
+                ends = [y1 - 0.16 - h / 2, y0 + 0.16 + h / 2]
+                for yc in [y0 + (y1 - y0) * t for t in (0.5, 0.35, 0.65)] + ends:
+                    t = (yc - y0) / (y1 - y0)
                     if yc - h / 2 < y0 + 0.03 or yc + h / 2 > y1 - 0.03:
                         continue
                     for side in (prefer, -prefer):

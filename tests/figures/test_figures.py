@@ -8,9 +8,9 @@ import matplotlib
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import to_hex
+from matplotlib.colors import to_hex, to_rgba
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from matplotlib.patches import FancyBboxPatch, Rectangle
 from matplotlib.text import Text
 
 from bookfigures import palette as pal
@@ -548,3 +548,72 @@ def test_mask_panels_count_and_hatch_exactly_the_blocked_cells():
     assert rows[0] == ["causal", "1", "1"] and rows[4] == ["causal", "5", "1 2 3 4 5"]
     with pytest.raises(ValueError, match="at least one mask"):
         bf.mask_panels({})
+
+
+# --- label placement in the diagrams (bookfigures._placement) ------------------------------
+
+
+def test_a_label_beside_a_slanted_arrow_clears_it_over_its_whole_height():
+    from bookfigures._placement import beside, segment_hits
+
+    from bookfigures._placement import x_at
+
+    p, q = (1.0, 0.0), (0.4, 0.5)  # leaning left
+    for side in (1, -1):
+        rect, x, y = beside(p, q, 0.5, 0.6, 0.17, side, gap=0.05)
+        assert not segment_hits(rect.grown(0.049), p, q)  # any margin below the gap misses the line
+        assert (x == rect.x0) if side > 0 else (x == rect.x1)
+        assert abs(x - x_at(p, q, y)) < 0.05 + 0.17  # and the label stays by its arrow
+
+
+def test_the_room_prefers_a_clear_spot_then_one_away_from_other_arrows_then_the_first():
+    from bookfigures._placement import Rect, Room
+
+    room = Room()
+    room.add_area(Rect(0, 0, 1, 1), owner="box")
+    room.add_polyline([(2.0, -1.0), (2.0, 3.0)], owner=("edge", "a", "b"))
+    on_box, near_arrow, far = Rect(0.5, 0.5, 1.5, 0.7), Rect(1.5, 1.5, 1.85, 1.7), Rect(3.0, 1.5, 3.4, 1.7)
+    (rect, name), clashes = room.place([(on_box, "on box"), (near_arrow, "near"), (far, "far")])
+    assert (name, clashes) == ("far", 0)  # "near" is clear but within NEAR of an arrow not its own
+    (rect, name), _ = room.place([(on_box, "on box"), (Rect(1.5, 2.0, 1.85, 2.2), "near")],
+                                 own=[("edge", "a", "b")])
+    assert name == "near"  # its own arrow is no reason to move
+    (rect, name), _ = room.place([(Rect(3.0, 2.5, 3.4, 2.7), "vetoed"), (Rect(3.0, 3.0, 3.4, 3.2), "kept")],
+                                 veto=lambda r: r.y0 < 2.9)
+    assert name == "kept"
+
+
+def test_labels_wrap_at_spaces_or_before_a_parenthesis_never_leaving_a_crumb():
+    from bookfigures.dataflow import _wrapped
+
+    assert _wrapped("softmax(Q Kᵀ / √3)", 10) == "softmax\n(Q Kᵀ / √3)"
+    assert _wrapped("token + position", 10) == "token +\nposition"
+    assert _wrapped("residual +", 10) is None  # not "residual" over a lone "+"
+    assert _wrapped("softmax(Q Kᵀ/√1 + M)", 10, 3) == "softmax\n(Q Kᵀ/√1\n+ M)"
+
+
+def test_nested_groups_get_nested_frames_that_take_in_no_other_box():
+    """A block's frame holds its head's frame; a head's frame holds its labels but not the
+    other head's box beside it (Fig 3.9 before: frames crossing, a label across a frame)."""
+    import bookfigures as bf
+    from bookfigures.collisions import check_figure
+    from tinyformer.models import decoder_stack as ds
+
+    cfg = ds.DecoderConfig(vocab_size=7, context=9, d_model=4, n_heads=2, n_layers=1, d_ff=2)
+    g = ds.dataflow(ds.init_params(cfg, 0), [1, 2, 3])
+    g = g.only([n.id for n in g.nodes if n.id.startswith("b0.")])
+    g = g.collapse(["b0.h0.scores", "b0.h0.masked", "b0.h0.weights"], into="b0.h0.weights", label="weights A",
+                   op_label="softmax(Q Kᵀ/√1 + M)")
+    g = g.collapse_prefix("b0.h1.", into="b0.h1", label="head 2", op_label="")
+    fig = bf.dataflow_diagram(g, labels={"b0.h0.Q": "Q", "b0.h0.K": "K", "b0.h0.V": "V"})
+    check_figure(fig, "block")
+    ax = fig.axes[0]
+    names = {t.get_text() for t in ax.texts if t.get_fontstyle() == "italic"}
+    boxes = [p for p in ax.patches if isinstance(p, FancyBboxPatch)]
+    frames = [p.get_bbox() for p in boxes if p.get_edgecolor()[:3] == to_rgba(pal.INK_GRID)[:3]]
+    assert names == {"block 1", "block 1, head 1"} and len(frames) == 2
+    outer, inner = sorted(frames, key=lambda b: -b.width * b.height)
+    assert outer.x0 < inner.x0 and inner.x1 < outer.x1 and outer.y0 < inner.y0 and inner.y1 < outer.y1
+    [head2] = [p.get_bbox() for p in boxes if p.get_edgecolor()[:3] != to_rgba(pal.INK_GRID)[:3]
+               and any(t.get_text() == "head 2" and p.get_bbox().contains(*t.get_position()) for t in ax.texts)]
+    assert not inner.overlaps(head2)

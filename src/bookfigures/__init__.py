@@ -15,6 +15,10 @@ heads, branches, LayerNorms, the generation loop, where queries, keys and values
 diagrams from the engine's passes, each with an `*_alt` helper for its text alternative;
 `score_notes` writes the arithmetic behind attention scores for a widget to show.
 
+`bookfigures.collisions` measures a figure's labels after a draw (no text over text, no line
+through a text not its own, no legend without a background over data); the numbook plugin's
+`figure_check: bookfigures.collisions:check_figure` runs it on every figure the book makes.
+
 Site wiring: the numbook plugin's `dark_colors: bookfigures.palette:DARK_INK_MAP`, the KaTeX
 plugin's `macros: bookfigures.palette:TEX_MACROS`, and `palette.css_variables()` for CSS.
 """

@@ -19,7 +19,8 @@ The picture's data table lists every arrow: from, to, the operation, and the sha
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
+from itertools import combinations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -29,6 +30,8 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Patch
 from matplotlib.path import Path
 
 from ._common import PHONE_WIDTH_IN, attach_table, plain
+from ._placement import MARGIN, Rect, Room, beside, segment_hits, text_height
+from .collisions import one_label
 from .palette import INK, INK_GRID, INK_MUTED, ROLE_COLORS, ROLE_NAMES
 from .style import new_figure, styled
 
@@ -159,6 +162,7 @@ def _arrow(ax, verts: Sequence[tuple[float, float]], *, curved: bool = False) ->
 
 _SUBSCRIPTED = re.compile(r"\b([A-Za-z])_([A-Za-z0-9]+)\b")
 SUB_DROP = 0.3  # how far a subscript sits below the baseline, in ems of the text
+LINE_PITCH = 1.2  # lines of a label, in text heights (matplotlib's default line spacing)
 
 
 def _runs(text: str) -> list[tuple[str, bool]]:
@@ -177,25 +181,49 @@ def _runs(text: str) -> list[tuple[str, bool]]:
     return [(piece, sub) for piece, sub in runs if piece]
 
 
-def _label_width(text: str, size: float) -> float:
-    """Width in inches of a label as `_label` draws it."""
+def _line_width(line: str, size: float) -> float:
     space = _text_width("x x", size) - _text_width("xx", size)
     return sum(_text_width(plain(piece.strip()), size) + space * (len(piece) - len(piece.strip()))
-               for piece, _ in _runs(text))
+               for piece, _ in _runs(line))
+
+
+def _label_width(text: str, size: float) -> float:
+    """Width in inches of a label as `_label` draws it (its widest line)."""
+    return max(_line_width(line, size) for line in text.split("\n"))
+
+
+def _label_extent(text: str, size: float) -> tuple[float, float, float]:
+    """(width, above, below) in inches of a label drawn with va="center": how far its box
+    reaches above and below the anchor (a lowered subscript on the last line reaches lower)."""
+    lines = text.split("\n")
+    line_h = text_height(size)
+    above = line_h / 2 + (len(lines) - 1) * LINE_PITCH * line_h / 2
+    below = above + (SUB_DROP * size / 72.0 if any(sub for _, sub in _runs(lines[-1])) else 0.0)
+    return _label_width(text, size), above, below
 
 
 def _label(ax, x: float, y: float, text: str, *, size: float, ha: str = "center", va: str = "center",
-           color: str = INK, rotation: float = 0, **style) -> None:
+           color: str = INK, rotation: float = 0, **style) -> list:
     """Draw a label at (x, y) in the diagram's inches (y pointing down), subscripts lowered.
 
     `rotation` is 0 or 90 (reading upwards); `ha`, `va` place the whole label as they would
-    one text.
+    one text. A label of several lines ("\\n") is drawn line under line, centred on y
+    (upright labels only). Its texts are tied into one label for the figure check.
     """
+    lines = text.split("\n")
+    if len(lines) > 1:
+        if rotation or va != "center":
+            raise ValueError("a label of several lines is drawn upright and centred on y")
+        pitch = LINE_PITCH * text_height(size)
+        drawn = []
+        for k, line in enumerate(lines):
+            drawn += _label(ax, x, y + (k - (len(lines) - 1) / 2) * pitch, line, size=size, ha=ha, color=color,
+                            **style)
+        return list(one_label(*drawn))
     runs = _runs(text)
     if len(runs) <= 1 and not (runs and runs[0][1]):
-        ax.text(x, y, plain(text), ha=ha, va=va, color=color, fontsize=size, rotation=rotation,
-                rotation_mode="anchor", **style)
-        return
+        return [ax.text(x, y, plain(text), ha=ha, va=va, color=color, fontsize=size, rotation=rotation,
+                        rotation_mode="anchor", **style)]
     # An SVG viewer drops a text's leading and trailing spaces, so each piece is drawn without
     # them and its spaces become advances of the pen.
     space = _text_width("x x", size) - _text_width("xx", size)
@@ -204,13 +232,38 @@ def _label(ax, x: float, y: float, text: str, *, size: float, ha: str = "center"
     pos = {"left": 0.0, "center": -sum(widths) / 2, "right": -sum(widths)}[ha]
     drop = SUB_DROP * size / 72.0
     along, down = ((0.0, -1.0), (1.0, 0.0)) if rotation == 90 else ((1.0, 0.0), (0.0, 1.0))
+    drawn = []
     for (piece, sub), width in zip(runs, widths):
         shift = drop if sub else 0.0
         at = pos + space * (len(piece) - len(piece.lstrip()))
-        ax.text(x + along[0] * at + down[0] * shift, y + along[1] * at + down[1] * shift, plain(piece.strip()),
-                ha="left", va=va, color=color, fontsize=size, rotation=rotation, rotation_mode="anchor",
-                **style)
+        drawn.append(ax.text(x + along[0] * at + down[0] * shift, y + along[1] * at + down[1] * shift,
+                             plain(piece.strip()), ha="left", va=va, color=color, fontsize=size,
+                             rotation=rotation, rotation_mode="anchor", **style))
         pos += width
+    return list(one_label(*drawn))
+
+
+def _wrapped(text: str, size: float, lines: int = 2) -> str | None:
+    """The label in `lines` lines, broken at spaces or before a parenthesis, never leaving a
+    line of one or two characters: where fewest breaks fall inside parentheses, then where
+    its longest line is shortest. None if it has no such breaks."""
+    if "\n" in text:
+        return None
+    breaks = [(i, i + 1) for i, ch in enumerate(text) if ch == " "]
+    breaks += [(i, i) for i, ch in enumerate(text) if ch == "(" and i > 0 and text[i - 1] != " "]
+    options = []
+    for cut in combinations(sorted(breaks), lines - 1):
+        if any(b > a2 for (_, b), (a2, _) in zip(cut, cut[1:])):
+            continue
+        starts = [0] + [b for _, b in cut]
+        ends = [a for a, _ in cut] + [len(text)]
+        parts = [text[a:b].strip() for a, b in zip(starts, ends)]
+        if min(len(p) for p in parts) > 2:
+            inner = sum(text[:a].count("(") > text[:a].count(")") for a, _ in cut)  # breaks inside (…)
+            options.append((inner, "\n".join(parts)))
+    if not options:
+        return None
+    return min(options, key=lambda o: (o[0], _label_width(o[1], size), len(o[1].split("\n")[0])))[1]
 
 
 @styled
@@ -222,8 +275,13 @@ def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
     `labels` renames boxes and `op_labels` the operation making a box (both keyed by node
     id), for this picture only: a phone-width picture may say "Q" where the graph says
     "queries Q". Groups get a frame, lanes a column (``lanes=False``: one column, narrower
-    when a lane holds few boxes). The data table has one row per arrow with the shapes it
-    joins, so the numbers in the picture can be read as text.
+    when a lane holds few boxes). A group whose name extends another's ("block 1, head 1"
+    in "block 1") is framed inside it. The data table has one row per arrow with the
+    shapes it joins, so the numbers in the picture can be read as text.
+
+    Every label is placed where it clears the boxes, arrows, frames and other labels
+    (`bookfigures._placement`); a layer whose arrow labels find no such place gets a taller
+    gap, and the diagram is drawn again.
     """
     if not lanes:
         graph = replace(graph, nodes=tuple(replace(n, lane=None) for n in graph.nodes))
@@ -246,33 +304,77 @@ def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
             succs[e.source].append(e.target)
     _place(boxes, preds, succs, {e.source for e in edges if layer[e.target] - layer[e.source] > 1})
 
-    # lanes side by side; skip channels on each lane's sides
     long_edges = [e for e in edges if layer[e.target] - layer[e.source] > 1]
     channels = _channels(long_edges, boxes, layer)
+    placed = {b.id: b.x for b in boxes.values()}
+    used = [r for r in ROLE_COLORS if any(n.role == r for n in graph.nodes)] if legend else []
+
+    extra: dict[int, float] = defaultdict(float)  # more room under a layer whose labels are crowded
+    pads: dict[tuple[str, int], float] = defaultdict(float)  # more room before a lane's side channels
+    for _ in range(6):
+        width = _lay_lanes(boxes, placed, lane_names, channels, pads)
+        fig, ax, crowded, wants = _draw(graph, boxes, layer, channels, width, title, used, extra, pads)
+        wider = {k: pads[k] + v for k, v in wants.items() if v > 1e-3}
+        if wider:  # a label beside its arrow wants the channel next to it further out
+            pads.update(wider)
+            continue
+        if not crowded:
+            break
+        for k in crowded:
+            extra[k] += 0.16
+    _fit_width(fig, ax)
+    rows = [[names[e.source], graph.node(e.source).shape_text, e.op.label,
+             ", ".join(f"{p.name} ({_shape(p.shape)})" for p in e.op.params),
+             names[e.target], graph.node(e.target).shape_text] for e in edges]
+    return attach_table(fig, ["from", "shape in", "operation", "parameters", "to", "shape out"], rows)
+
+
+def _lay_lanes(boxes: Mapping[str, _Box], placed: Mapping[str, float], lane_names: Sequence[str], channels,
+               pads: Mapping[tuple[str, int], float]) -> float:
+    """Lanes side by side, each with room for its side channels; returns the drawing's width."""
     shift = 0.0
     for lane in lane_names:
         members = [b for b in boxes.values() if b.lane == lane]
-        left_n = max((c + 1 for (ln, side), c in channels.values() if ln == lane and side < 0), default=0)
-        right_n = max((c + 1 for (ln, side), c in channels.values() if ln == lane and side > 0), default=0)
-        lo = min(b.left for b in members) - left_n * CHANNEL - (PAD if left_n else 0)
+        for b in members:
+            b.x = placed[b.id]
+        room = {}
+        for side in (-1, 1):
+            n = max((c + 1 for (ln, sd), c in channels.values() if ln == lane and sd == side), default=0)
+            room[side] = n * CHANNEL + (PAD + pads.get((lane, side), 0.0) if n else 0.0)
+        lo = min(b.left for b in members) - room[-1]
         for b in members:
             b.x += shift - lo
-        hi = max(b.right for b in members) + right_n * CHANNEL + (PAD if right_n else 0)
-        shift = hi + LANE_GAP
-    width = shift - LANE_GAP
+        shift = max(b.right for b in members) + room[1] + LANE_GAP
+    return shift - LANE_GAP
+
+
+def _shape(shape: Sequence[int]) -> str:
+    """A parameter's shape as the book writes it: a single row (1-D) is "1 × 5"."""
+    return " × ".join(map(str, (1, *shape) if len(shape) == 1 else shape))
+
+
+def _in_group(group: str | None, outer: str) -> bool:
+    """Is a node of `group` inside the frame of `outer` ("block 1, head 1" is in "block 1")?"""
+    return group is not None and (group == outer or group.startswith(outer + ", "))
+
+
+def _draw(graph, boxes: Mapping[str, _Box], layer: Mapping[str, int], channels, width: float,
+          title: str | None, used: Sequence[str], extra: Mapping[int, float], pads):
+    """One drawing of the laid-out graph; returns the figure, its axes, the layers whose
+    arrow labels found no clear place, and how much further out side channels should run
+    to leave room for the labels beside them."""
     n_layers = max(layer.values()) + 1
     groups = [g for g in dict.fromkeys(n.group for n in graph.nodes) if g]
-    # a layer where a group's frame ends gets room under it for the frame's name
-    framed = [g for g in groups if sum(n.group == g for n in graph.nodes) > 1]
-    ends = {max(layer[n.id] for n in graph.nodes if n.group == g) for g in framed}
-    tops = np.cumsum([0.0] + [BOX_H + LAYER_GAP + (FRAME_FOOT if k in ends else 0.0)
+    framed = [g for g in groups if sum(_in_group(b.group, g) for b in boxes.values()) > 1]
+    last = {g: max(b.layer for b in boxes.values() if _in_group(b.group, g)) for g in framed}
+    # a layer where frames end gets room under it for their names, one line per frame
+    feet = Counter(last.values())
+    tops = np.cumsum([0.0] + [BOX_H + LAYER_GAP + FRAME_FOOT * feet[k] + extra.get(k, 0.0)
                               for k in range(n_layers - 1)])
-    legend_rows = 0
-    used = [r for r in ROLE_COLORS if any(n.role == r for n in graph.nodes)]
-    if legend:
-        legend_rows = -(-len(used) // 2)
+    legend_rows = -(-len(used) // 2)
     top = 0.35 if title else 0.05
-    height = top + tops[-1] + BOX_H + (FRAME_FOOT if n_layers - 1 in ends else 0.0) + 0.1 + 0.22 * legend_rows + (0.15 if legend_rows else 0)
+    height = (top + tops[-1] + BOX_H + FRAME_FOOT * feet[n_layers - 1] + 0.1 + 0.22 * legend_rows
+              + (0.15 if legend_rows else 0))
     fig = new_figure(width + 0.1, height)
     fig.set_layout_engine("none")
     ax = fig.add_axes((0, 0, 1, 1))
@@ -283,25 +385,255 @@ def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
     def y_top(b: _Box) -> float:
         return top + tops[b.layer]
 
-    for g in groups:
-        if sum(b.group == g for b in boxes.values()) < 2:
-            continue  # a group collapsed into one box needs no frame
-        _frame(ax, g, [b for b in boxes.values() if b.group == g], y_top, channels, long_edges)
+    room = Room()
+    # the frames as their boxes alone would have them: what labels from outside must keep clear of
+    for name, (rect, _) in _frames(framed, boxes, y_top, last, {}).items():
+        room.add_outline(rect, ("frame", name))
     for b in boxes.values():
         _draw_box(ax, b, y_top(b))
-    _draw_edges(ax, graph, boxes, layer, y_top, channels, ends)
+        room.add_area(Rect(b.left, y_top(b), b.right, y_top(b) + BOX_H), b.id)
+    routes = _routes(graph, boxes, layer, y_top, channels, pads)
+    for (src, dst), verts in routes.items():
+        _arrow(ax, verts)
+        room.add_polyline(verts, ("edge", src, dst))
+    xs = [b.left for b in boxes.values()] + [b.right for b in boxes.values()]
+    xs += [x for verts in routes.values() for x, _ in verts]
+    bounds = (min(xs), max(max(xs), min(xs) + PHONE_WIDTH_IN - 0.2))
+    crowded, inside, wants = _op_labels(ax, graph, boxes, layer, y_top, channels, routes, room, bounds, framed)
+    # each frame then takes in the labels of the operations inside it, and its name
+    frames = _frames(framed, boxes, y_top, last, inside, room, bounds)
+    room.lines = [line for line in room.lines if not (isinstance(line[2], tuple) and line[2][0] == "frame")]
+    for name, (rect, (ha, x, y)) in frames.items():
+        ax.add_patch(FancyBboxPatch((rect.x0, rect.y0), rect.width, rect.y1 - rect.y0,
+                                    boxstyle="round,pad=0,rounding_size=0.08", facecolor="none",
+                                    edgecolor=INK_GRID, linewidth=1.0, linestyle=(0, (4, 2))))
+        ax.text(x, y, plain(name), ha=ha, va="bottom", color=INK_MUTED, fontsize=SHAPE_SIZE, fontstyle="italic")
+        room.add_outline(rect, ("frame", name))
     if title:
         ax.text(0.0, 0.05, plain(title), ha="left", va="top", color=INK, fontsize=11, fontweight="bold")
-    if legend and used:
+    if used:
         handles = [Patch(facecolor="none", edgecolor=ROLE_COLORS[r], linewidth=1.8, label=ROLE_NAMES[r])
                    for r in used]
         fig.legend(handles=handles, loc="lower left", ncols=2, fontsize=SHAPE_SIZE, handlelength=1.2,
                    bbox_to_anchor=(0.0, 0.0), borderaxespad=0.1, columnspacing=1.0)
-    _fit_width(fig, ax)
-    rows = [[names[e.source], graph.node(e.source).shape_text, e.op.label,
-             ", ".join(f"{p.name} ({' × '.join(map(str, p.shape))})" for p in e.op.params),
-             names[e.target], graph.node(e.target).shape_text] for e in edges]
-    return attach_table(fig, ["from", "shape in", "operation", "parameters", "to", "shape out"], rows)
+    return fig, ax, crowded, wants
+
+
+def _frames(framed: Sequence[str], boxes: Mapping[str, _Box], y_top, last: Mapping[str, int],
+            inside: Mapping[str, list[Rect]], room: Room | None = None, bounds=None) -> dict[str, tuple]:
+    """Each group's frame: round its boxes, the labels of its operations (`inside`) and the
+    frames of the groups within it; with a `room`, also where its name goes (the frame
+    widens for it if the arrows leaving through its foot leave no room). Returns, by
+    group, the frame and its name's (ha, x, y)."""
+    frames: dict[str, tuple] = {}
+    for g in sorted(framed, key=lambda g: -g.count(", ")):  # innermost first
+        members = [Rect(b.left, y_top(b), b.right, y_top(b) + BOX_H) for b in boxes.values() if _in_group(b.group, g)]
+        inner = [frames[h][0] for h in frames if h.startswith(g + ", ")]
+        around = members + [r.grown(-0.02) for r in inside.get(g, [])] + inner
+        left = min(r.x0 for r in around) - 0.08
+        right = max(r.x1 for r in around) + 0.08
+        top = min(r.y0 for r in around) - 0.08
+        ending = sum(1 for h in frames if h.startswith(g + ", ") and last.get(h) == last[g])
+        bottom = max([r.y1 + FRAME_FOOT * (1 + ending) for r in members] + [r.y1 + 0.04 for r in inner])
+        rect = Rect(left, top, right, bottom)
+        frames[g] = (rect, None) if room is None else _frame_name(g, rect, room, bounds)
+    return frames
+
+
+def _frame_name(name: str, rect: Rect, room: Room, bounds) -> tuple[Rect, tuple[str, float, float]]:
+    """Where a frame's name goes in its foot: left or right, or beyond the arrows that leave
+    through the foot (the frame then widens to hold it). Returns the frame and (ha, x, y)."""
+    w, h = _text_width(plain(name), SHAPE_SIZE), text_height(SHAPE_SIZE)
+    y1 = rect.y1 - 0.04
+    band = Rect(rect.x0, y1 - h - MARGIN, rect.x1, rect.y1)
+    crossing = [x for a, b, owner in room.lines if owner is not None and owner[:1] == ("edge",)
+                and segment_hits(band, a, b) for x in (a[0], b[0]) if rect.x0 <= x <= rect.x1]
+    spots = [("left", rect.x0 + 0.06, rect), ("right", rect.x1 - 0.06, rect)]
+    if crossing:
+        x = max(crossing) + MARGIN + 0.02
+        spots.append(("left", x, Rect(rect.x0, rect.y0, max(rect.x1, x + w + 0.06), rect.y1)))
+        x = min(crossing) - MARGIN - 0.02
+        spots.append(("right", x, Rect(min(rect.x0, x - w - 0.06), rect.y0, rect.x1, rect.y1)))
+    candidates = [(Rect(x, y1 - h, x + w, y1) if ha == "left" else Rect(x - w, y1 - h, x, y1), (ha, x, frame))
+                  for ha, x, frame in spots]
+    (_, (ha, x, frame)), _ = room.place(candidates, own=[("frame", name)], bounds=bounds)
+    return frame, (ha, x, y1)
+
+
+def _spread(n: int, i: int, left: float, right: float) -> float:
+    """Where the i-th of n arrows meets a box edge: spread over its middle half (two arrows),
+    or most of it (more: arrows that fan out leave room between them for their labels)."""
+    if n == 1:
+        return (left + right) / 2
+    span = (right - left) * (0.5 if n == 2 else 0.75)
+    return (left + right) / 2 - span / 2 + span * i / (n - 1)
+
+
+def _row_end(boxes: Mapping[str, _Box], b: _Box, side: int) -> bool:
+    """True when no box of b's row lies between b and its lane's side channel."""
+    row = [o for o in boxes.values() if o.lane == b.lane and o.layer == b.layer and o is not b]
+    return all(o.x < b.x for o in row) if side > 0 else all(o.x > b.x for o in row)
+
+
+def _channel_x(boxes: Mapping[str, _Box], channel, pads) -> float:
+    (lane, side), k = channel
+    return _lane_edge(boxes, lane, side) + side * (PAD + pads.get((lane, side), 0.0) + CHANNEL * (k + 0.5))
+
+
+def _routes(graph, boxes: Mapping[str, _Box], layer, y_top, channels, pads) -> dict[tuple[str, str], list]:
+    """Every arrow's polyline: straight from box to box, or down a side channel."""
+    outgoing: dict[str, list] = defaultdict(list)
+    incoming: dict[str, list] = defaultdict(list)
+    for e in graph.edges():
+        if (e.source, e.target) not in channels:
+            outgoing[e.source].append(e)
+            incoming[e.target].append(e)
+    for lst, key in ((outgoing, "target"), (incoming, "source")):
+        for edges in lst.values():
+            edges.sort(key=lambda e: boxes[getattr(e, key)].x)
+    routes = {}
+    for e in graph.edges():
+        src, dst = boxes[e.source], boxes[e.target]
+        if (e.source, e.target) in channels:
+            (lane, side), k = channels[(e.source, e.target)]
+            x_ch = _channel_x(boxes, channels[(e.source, e.target)], pads)
+            if _row_end(boxes, src, side):  # leave from the side facing the channel
+                start = [((src.left if side < 0 else src.right), y_top(src) + BOX_H / 2)]
+            else:  # or from below, turning just under the box
+                y = y_top(src) + BOX_H + 0.08
+                start = [(src.x + side * src.width / 4, y_top(src) + BOX_H), (src.x + side * src.width / 4, y)]
+            if _row_end(boxes, dst, side):
+                end = [((dst.left if side < 0 else dst.right), y_top(dst) + BOX_H / 2)]
+            else:
+                y = y_top(dst) - 0.08
+                end = [(dst.x + side * dst.width / 4, y), (dst.x + side * dst.width / 4, y_top(dst))]
+            routes[(e.source, e.target)] = [*start, (x_ch, start[-1][1]), (x_ch, end[0][1]), *end]
+            continue
+        outs = [o.target for o in outgoing[e.source]]
+        ins = [i.source for i in incoming[e.target]]
+        x0 = _spread(len(outs), outs.index(e.target), src.left, src.right)
+        x1 = _spread(len(ins), ins.index(e.source), dst.left, dst.right)
+        routes[(e.source, e.target)] = [(x0, y_top(src) + BOX_H), (x1, y_top(dst))]
+    return routes
+
+
+def _variants(text: str) -> list[str]:
+    """The label as it is, then in two lines, then (a last resort) in three."""
+    wrapped = [_wrapped(text, SHAPE_SIZE, n) for n in (2, 3)]
+    return [text] + [w for w in wrapped if w]
+
+
+def _op_labels(ax, graph, boxes, layer, y_top, channels, routes, room: Room, bounds,
+               framed: Sequence[str]) -> tuple[set[int], dict[str, list[Rect]], dict[tuple[str, int], float]]:
+    """Name each operation on the arrow from its nearest input (the one a reader's eye
+    follows), or beside the box it makes when it joins several arrows.
+
+    Returns the layers under which a label found no clear place; for each frame the
+    labels of the operations inside it (it will be drawn round them: an operation is
+    inside a frame when the box it makes is, and so are its inputs or, for a join, the
+    label stands beside that box anyway); and, for a lane's side channel that stops a
+    label from standing beside its arrow on the side it leans to, how much further out the
+    channel should run.
+    """
+    crowded: set[int] = set()
+    inside: dict[str, list[Rect]] = defaultdict(list)
+    wants: dict[tuple[str, int], float] = {}
+    channel_of = {("edge", s, d): side for (s, d), (side, _k) in channels.items()}
+    rects = {b.id: Rect(b.left, y_top(b), b.right, y_top(b) + BOX_H) for b in boxes.values()}
+
+    def swallows(within: Sequence[str], rect: Rect) -> int:
+        """How many frames would take in a box not their own, were they drawn round `rect` too."""
+        n = 0
+        for g in within:
+            around = [r for i, r in rects.items() if _in_group(boxes[i].group, g)] + inside[g] + [rect]
+            frame = Rect(min(r.x0 for r in around), min(r.y0 for r in around),
+                         max(r.x1 for r in around), max(r.y1 for r in around)).grown(0.1)
+            n += any(frame.overlaps(r) for i, r in rects.items() if not _in_group(boxes[i].group, g))
+        return n
+
+    for op in graph.ops:
+        if not op.label:
+            continue
+        dst = boxes[op.output]
+        first = max(op.inputs, key=lambda i: (layer[i], -op.inputs.index(i)))
+        src = boxes[first]
+        drawn = [i for i in op.inputs if (i, op.output) not in channels]
+        joins = len(drawn) > 1 and (first, op.output) not in channels
+        within = [g for g in framed if _in_group(dst.group, g)
+                  and (joins or all(_in_group(boxes[i].group, g) for i in op.inputs))]
+        own = [("edge", i, op.output) for i in op.inputs] + [first, op.output] + [("frame", g) for g in within]
+        candidates = []
+        if (first, op.output) in channels:  # along its channel, reading upwards
+            verts = routes[(first, op.output)]
+            (_, side), _k = channels[(first, op.output)]
+            x_ch = verts[2][0]
+            y_a, y_b = sorted((verts[1][1], verts[2][1]))
+            w, above, below = _label_extent(op.label, SHAPE_SIZE)
+            for t in (0.5, 0.3, 0.7):
+                yc = y_a + (y_b - y_a) * t
+                for s in (side, -side):
+                    if s > 0:
+                        rect = Rect(x_ch + 0.04, yc - w / 2, x_ch + 0.04 + above + below, yc + w / 2)
+                        candidates.append((rect, (op.label, x_ch + 0.04, yc, "center", "top", 90)))
+                    else:
+                        rect = Rect(x_ch - 0.04 - above - below, yc - w / 2, x_ch - 0.04, yc + w / 2)
+                        candidates.append((rect, (op.label, x_ch - 0.04, yc, "center", "bottom", 90)))
+        elif joins:  # beside the box it makes
+            y = y_top(dst) + BOX_H / 2
+            right_first = dst.x >= (bounds[0] + bounds[1]) / 2
+            for text in _variants(op.label):
+                w, above, below = _label_extent(text, SHAPE_SIZE)
+                sides = [(Rect(dst.right + 0.06, y - above, dst.right + 0.06 + w, y + below), (text, dst.right + 0.06, y, "left")),
+                         (Rect(dst.left - 0.06 - w, y - above, dst.left - 0.06, y + below), (text, dst.left - 0.06, y, "right"))]
+                candidates += sides if right_first else sides[::-1]
+        else:  # beside the arrow, kept clear of it over the label's height
+            (x0, y0), (x1, y1) = routes[(first, op.output)]
+            prefer = 1 if x1 >= x0 - 1e-9 else -1
+            for text in _variants(op.label):
+                w, above, below = _label_extent(text, SHAPE_SIZE)
+                h = above + below
+                # the middle, a little above or below it, and just clear of the boxes' (and
+                # frames') edges at either end, where arrows that fan out are furthest apart
+                ends = [y1 - 0.16 - h / 2, y0 + 0.16 + h / 2]
+                for yc in [y0 + (y1 - y0) * t for t in (0.5, 0.35, 0.65)] + ends:
+                    t = (yc - y0) / (y1 - y0)
+                    if yc - h / 2 < y0 + 0.03 or yc + h / 2 > y1 - 0.03:
+                        continue
+                    for side in (prefer, -prefer):
+                        rect, x, _ = beside((x0, y0), (x1, y1), t, w, h, side, gap=0.05)
+                        candidates.append((rect, (text, x, rect.y0 + above, "left" if side > 0 else "right")))
+        if not candidates:
+            crowded.add(src.layer)
+            continue
+        if not joins and (first, op.output) not in channels:
+            _want_room(candidates[0][0], room, own, channel_of, bounds, wants)
+        (rect, choice), clashes = room.place(candidates, own=own, bounds=bounds,
+                                             veto=lambda r, within=within: swallows(within, r))
+        if clashes and not joins and (first, op.output) not in channels:
+            crowded.add(src.layer)
+        for g in within:
+            inside[g].append(rect)
+        text, x, y, ha, *rest = choice
+        va, rotation = rest if rest else ("center", 0)
+        _label(ax, x, y, text, ha=ha, va=va, rotation=rotation, color=INK_MUTED, size=SHAPE_SIZE)
+    return crowded, inside, wants
+
+
+def _want_room(rect: Rect, room: Room, own, channel_of, bounds, wants: dict) -> None:
+    """If only side channels keep a label from its first place, ask them to run further out
+    (so far as the drawing stays within `bounds`)."""
+    hits = room.clashing(rect, own)
+    if not hits or not all(h in channel_of for h in hits):
+        return
+    sides = {channel_of[h] for h in hits}
+    if len(sides) != 1:
+        return
+    (lane, side) = sides.pop()
+    xs = [x for a, b, owner in room.lines if owner in hits for x in (a[0], b[0])]
+    need = (rect.x1 + MARGIN + 0.02 - min(xs)) if side > 0 else (max(xs) - rect.x0 + MARGIN + 0.02)
+    if side > 0 and max(xs) + need > bounds[1] + 0.05:
+        return
+    wants[(lane, side)] = max(wants.get((lane, side), 0.0), need)
 
 
 def _fit_width(fig: Figure, ax) -> None:
@@ -354,117 +686,6 @@ def _draw_box(ax, b: _Box, y: float) -> None:
                                 facecolor="none", edgecolor=color, linewidth=1.8 if b.role else 1.1))
     _label(ax, b.x, y + 0.15, b.label, size=LABEL_SIZE)
     ax.text(b.x, y + 0.33, b.shape, ha="center", va="center", color=INK_MUTED, fontsize=SHAPE_SIZE)
-
-
-def _spread(n: int, i: int, left: float, right: float) -> float:
-    """Where the i-th of n arrows meets a box edge: spread over its middle half."""
-    if n == 1:
-        return (left + right) / 2
-    span = (right - left) * 0.5
-    return (left + right) / 2 - span / 2 + span * i / (n - 1)
-
-
-def _row_end(boxes: Mapping[str, _Box], b: _Box, side: int) -> bool:
-    """True when no box of b's row lies between b and its lane's side channel."""
-    row = [o for o in boxes.values() if o.lane == b.lane and o.layer == b.layer and o is not b]
-    return all(o.x < b.x for o in row) if side > 0 else all(o.x > b.x for o in row)
-
-
-def _free_room(boxes: Mapping[str, _Box], b: _Box, side: int, channel_xs: Mapping[float, tuple]) -> float:
-    """Horizontal room beside box b (towards `side`) before another box of its row or a channel."""
-    edge = b.right if side > 0 else b.left
-    walls = [o.left if side > 0 else o.right for o in boxes.values()
-             if o.layer == b.layer and o is not b and (o.x - b.x) * side > 0]
-    walls += [x for x, (a, z) in channel_xs.items() if a <= b.layer <= z and (x - b.x) * side > 0]
-    return min((abs(w - edge) for w in walls), default=np.inf)
-
-
-def _draw_edges(ax, graph, boxes, layer, y_top, channels, frame_ends) -> None:
-    outgoing: dict[str, list] = defaultdict(list)
-    incoming: dict[str, list] = defaultdict(list)
-    for e in graph.edges():
-        if (e.source, e.target) not in channels:
-            outgoing[e.source].append(e)
-            incoming[e.target].append(e)
-    for lst, key in ((outgoing, "target"), (incoming, "source")):
-        for edges in lst.values():
-            edges.sort(key=lambda e: boxes[getattr(e, key)].x)
-    channel_xs = {}  # x of each side channel, with the layers it runs through
-    for (src_id, dst_id), ((lane, side), k) in channels.items():
-        x = _lane_edge(boxes, lane, side) + side * (PAD + CHANNEL * (k + 0.5))
-        channel_xs[x] = (layer[src_id], layer[dst_id])
-    placed: list[tuple[float, float, float]] = []  # arrow labels so far: x from, x to, y
-    for op in graph.ops:
-        dst = boxes[op.output]
-        drawn = [i for i in op.inputs if (i, op.output) not in channels]
-        # label the arrow from the nearest input (the one a reader's eye follows)
-        first = max(op.inputs, key=lambda i: (layer[i], -op.inputs.index(i)))
-        for src_id in op.inputs:
-            src = boxes[src_id]
-            if (src_id, op.output) in channels:
-                (lane, side), k = channels[(src_id, op.output)]
-                x_ch = _lane_edge(boxes, lane, side) + side * (PAD + CHANNEL * (k + 0.5))
-                if _row_end(boxes, src, side):  # leave from the side facing the channel
-                    start = [((src.left if side < 0 else src.right), y_top(src) + BOX_H / 2)]
-                else:  # or from below, turning just under the box
-                    y = y_top(src) + BOX_H + 0.08
-                    start = [(src.x + side * src.width / 4, y_top(src) + BOX_H), (src.x + side * src.width / 4, y)]
-                if _row_end(boxes, dst, side):
-                    end = [((dst.left if side < 0 else dst.right), y_top(dst) + BOX_H / 2)]
-                else:
-                    y = y_top(dst) - 0.08
-                    end = [(dst.x + side * dst.width / 4, y), (dst.x + side * dst.width / 4, y_top(dst))]
-                verts = [*start, (x_ch, start[-1][1]), (x_ch, end[0][1]), *end]
-                _arrow(ax, verts)
-                if src_id == first and op.label:
-                    _label(ax, x_ch - side * 0.04, (start[-1][1] + end[0][1]) / 2, op.label,
-                           rotation=90, va="bottom" if side < 0 else "top", color=INK_MUTED, size=SHAPE_SIZE)
-                continue
-            outs = [e.target for e in outgoing[src_id]]
-            ins = [e.source for e in incoming[op.output]]
-            x0 = _spread(len(outs), outs.index(op.output), src.left, src.right)
-            x1 = _spread(len(ins), ins.index(src_id), dst.left, dst.right)
-            y0, y1 = y_top(src) + BOX_H, y_top(dst)
-            _arrow(ax, [(x0, y0), (x1, y1)])
-            if src_id != first or not op.label:
-                continue
-            if len(drawn) > 1:  # a join: name it beside the box it makes, not on one of its arrows
-                right = _free_room(boxes, dst, 1, channel_xs) >= _free_room(boxes, dst, -1, channel_xs)
-                _label(ax, dst.right + 0.06 if right else dst.left - 0.06, y1 + BOX_H / 2, op.label,
-                       ha="left" if right else "right", color=INK_MUTED, size=SHAPE_SIZE)
-                continue
-            y_start = y0 + (FRAME_FOOT if src.layer in frame_ends else 0.0)
-            need = _label_width(op.label, SHAPE_SIZE) + 0.08
-            ym = (y_start + y1) / 2
-            xm = x0 + (x1 - x0) * (ym - y0) / (y1 - y0)
-            right = x1 >= x0 - 1e-9
-            if abs(x1 - x0) < 1e-9:  # a straight arrow: the side where the label meets no channel
-                walls = [x for x, (a, z) in channel_xs.items() if a <= src.layer and dst.layer <= z]
-                room_right = min((x - xm for x in walls if x > xm), default=np.inf)
-                room_left = min((xm - x for x in walls if x < xm), default=np.inf)
-                right = room_right >= need or room_right >= room_left
-            spans = {side: (xm + 0.05, xm + 0.05 + need) if side else (xm - 0.05 - need, xm - 0.05)
-                     for side in (True, False)}
-            clash = {side: any(lo < b + LABEL_GAP and a - LABEL_GAP < hi and abs(y - ym) < 0.17
-                               for a, b, y in placed)
-                     for side, (lo, hi) in spans.items()}
-            if clash[right] and not clash[not right]:
-                right = not right  # another arrow's label is already there
-            placed.append((*spans[right], ym))
-            _label(ax, xm + (0.05 if right else -0.05), ym, op.label, ha="left" if right else "right",
-                   color=INK_MUTED, size=SHAPE_SIZE)
-
-
-def _frame(ax, name: str, members: list[_Box], y_top, channels, long_edges) -> None:
-    left = min(b.left for b in members) - 0.08
-    right = max(b.right for b in members) + 0.08
-    top = min(y_top(b) for b in members) - 0.08
-    bottom = max(y_top(b) for b in members) + BOX_H + FRAME_FOOT
-    ax.add_patch(FancyBboxPatch((left, top), right - left, bottom - top,
-                                boxstyle="round,pad=0,rounding_size=0.08", facecolor="none",
-                                edgecolor=INK_GRID, linewidth=1.0, linestyle=(0, (4, 2))))
-    ax.text(left + 0.06, bottom - 0.03, plain(name), ha="left", va="bottom", color=INK_MUTED,
-            fontsize=SHAPE_SIZE, fontstyle="italic")
 
 
 WORK_SQUARE = 0.15  # inches: one row of an array, at most

@@ -100,51 +100,65 @@ def score_grids(ns: Sequence[int], widths) -> Figure:
 
 UNIT = 0.13  # a scalar unit's size, inches
 PITCH = 0.165
+#: The meshes of one line per multiply-accumulate stand right of a gutter that holds what
+#: each layer does ("× W₁", its shape, its MACs): no label is ever written over the lines.
+GUTTER = 0.86
 
 
 def _units_row(sh: Sheet, y: float, n: int, role: str | None, *, filled: bool = False, x0: float | None = None,
-               groups: int = 1, circles: bool = True, faces: Sequence[str | None] | None = None) -> list[tuple]:
-    """n units in a row centred on the sheet (in `groups` with a gap between); returns their centres."""
+               groups: int = 1, circles: bool = True, faces: Sequence[str | None] | None = None,
+               area: tuple[float, float] = (0.0, WIDTH)) -> list[tuple]:
+    """n units in a row centred in `area` (x from, x to; in `groups` with a gap between), closer
+    together and smaller where the row would not fit; returns their centres."""
     gap = 0.12 if groups > 1 else 0.0
-    width = n * PITCH + gap * (groups - 1)
-    x = (WIDTH - width) / 2 if x0 is None else x0
+    pitch = min(PITCH, (area[1] - area[0] - 0.04 - gap * (groups - 1)) / n)
+    unit = UNIT * pitch / PITCH
+    width = n * pitch + gap * (groups - 1)
+    x = (area[0] + area[1] - width) / 2 if x0 is None else x0
     per = n // groups
     centres = []
     for k in range(n):
-        cx = x + PITCH * (k + 0.5) + gap * (k // per)
+        cx = x + pitch * (k + 0.5) + gap * (k // per)
         face = faces[k] if faces is not None else None
         if circles:
-            sh.circle(cx, y, UNIT / 2, role, filled=filled, face=face)
+            sh.circle(cx, y, unit / 2, role, filled=filled, face=face)
         else:
-            sh.square(cx, y, UNIT, role, filled=filled, face=face)
-        centres.append((cx, y))
+            sh.square(cx, y, unit, role, filled=filled, face=face)
+        centres.append((cx, y, unit))
     return centres
 
 
 def _join(sh: Sheet, top: Sequence[tuple], bottom: Sequence[tuple]) -> None:
-    sh.fan([(x, y + UNIT / 2) for x, y in top], [(x, y - UNIT / 2) for x, y in bottom])
+    """Every unit of `top` to every unit of `bottom`, one thin line per product; the lines
+    into one unit (the middle one) drawn thick and in a stronger ink, so that the mesh reads
+    as what it is: each unit below adds up one product from every unit above."""
+    sh.fan([(x, y + u / 2) for x, y, u in top], [(x, y - u / 2) for x, y, u in bottom], width=0.4)
+    x, y, u = bottom[len(bottom) // 2]
+    sh.fan([(xa, ya + ua / 2) for xa, ya, ua in top], [(x, y - u / 2)], color=INK_MUTED, width=0.9)
 
 
-def _step_label(sh: Sheet, y0: float, y1: float, text: str) -> None:
-    """A label between two layers, on a white-free band at the right of the fan."""
-    sh.text(WIDTH - 0.02, (y0 + y1) / 2, text, ha="right", color=INK)
+def _step_label(sh: Sheet, y0: float, y1: float, lines: Sequence[str]) -> None:
+    """What a layer does, in the gutter left of its mesh, centred between its two rows: the
+    operation in muted ink, its count of multiply-accumulates (last) in ink."""
+    y = (y0 + y1) / 2 - LINE * len(lines) / 2
+    for k, line in enumerate(lines):
+        sh.text(0.02, y + LINE * (k + 0.5), line, color=INK if line.endswith("MACs") else INK_MUTED)
 
 
 def _mlp_tail(sh: Sheet, y: float, top_units: Sequence[tuple], widths, counts: Mapping[str, int],
               d_in: int) -> tuple[float, list[list]]:
     """hidden layer (h units) and vocabulary scores (C units) under `top_units`, with their MACs."""
     gap = 0.75
-    hidden = _units_row(sh, y + gap, widths.h, None)
+    area = (GUTTER, WIDTH)
+    hidden = _units_row(sh, y + gap, widths.h, None, area=area)
     _join(sh, top_units, hidden)
-    sh.text(0.02, y + gap / 2, f"× W₁ ({d_in} × {widths.h})", color=INK_MUTED)
-    _step_label(sh, y, y + gap, f"{counts['mlp']} MACs")
+    _step_label(sh, y, y + gap, ["× W₁", f"({d_in} × {widths.h})", f"{counts['mlp']} MACs"])
     y += gap
-    scores = _units_row(sh, y + gap, widths.C, None, filled=True, faces=[NEUTRAL] * widths.C)
+    scores = _units_row(sh, y + gap, widths.C, None, filled=True, faces=[NEUTRAL] * widths.C, area=area)
     _join(sh, hidden, scores)
-    sh.text(0.02, y + gap / 2, f"× W₂ ({widths.h} × {widths.C})", color=INK_MUTED)
-    _step_label(sh, y, y + gap, f"{counts['vocab']} MACs")
-    y += gap + UNIT / 2 + 0.05
-    sh.text(WIDTH / 2, y + LINE / 2, f"{widths.C} vocabulary scores", ha="center", color=INK_MUTED)
+    _step_label(sh, y, y + gap, ["× W₂", f"({widths.h} × {widths.C})", f"{counts['vocab']} MACs"])
+    y += gap + scores[0][2] / 2 + 0.05
+    sh.text(sum(area) / 2, y + LINE / 2, f"{widths.C} vocabulary scores", ha="center", color=INK_MUTED)
     return y + LINE, [["hidden layer", f"{d_in} × {widths.h}", counts["mlp"]],
                       ["vocabulary layer", f"{widths.h} × {widths.C}", counts["vocab"]]]
 
@@ -182,17 +196,14 @@ def window_inputs(tokens: Sequence[str], window: int, widths) -> Figure:
     y += 0.06
     labels = position_labels(tokens)[n - window:]
     y = sh.lines(0.02, y, [f"{window} slots × {widths.d} = {window * widths.d} separate inputs:"], color=INK)
-    gap = 0.12
-    span = window * widths.d * PITCH + gap * (window - 1)
-    x0 = (WIDTH - span) / 2
-    slot_w = widths.d * PITCH
+    inputs = _units_row(sh, y + 0.32, window * widths.d, "e", groups=window, area=(GUTTER, WIDTH))
     for k, lab in enumerate(labels):
-        cx = x0 + k * (slot_w + gap) + slot_w / 2
-        sh.text(cx, y + 0.1, lab, ha="center", color=INK_MUTED)
+        slot = inputs[k * widths.d:(k + 1) * widths.d]
+        sh.text((slot[0][0] + slot[-1][0]) / 2, y + 0.1, lab, ha="center", color=INK_MUTED)
     y += 0.32
-    inputs = _units_row(sh, y, window * widths.d, "e", groups=window)
     y, rows = _mlp_tail(sh, y, inputs, widths, counts, window * widths.d)
-    y = sh.lines(0.02, y + 0.05, wrap("One circle, one number; one line, one multiply-accumulate.", WIDTH - 0.05))
+    y = sh.lines(0.02, y + 0.05, wrap("One circle, one number; one line, one multiply-accumulate; the thick "
+                                      "lines: the products one unit adds up.", WIDTH - 0.05))
     fig = sh.finish(y + 0.06)
     fig.alt_text = window_inputs_alt(tokens, window, widths)
     return attach_table(fig, ["layer", "weights", "MACs"],
@@ -236,14 +247,15 @@ def prefix_means(tokens: Sequence[str], widths) -> Figure:
     means = _units_row(sh, y + gap, widths.d, "e", filled=True, faces=[light("e", 0.6)] * widths.d,
                        x0=lab_w)
     for col in range(widths.d):
-        sh.line([(rows_xy[-1][col][0], rows_xy[-1][col][1] + UNIT / 2), (means[col][0], means[col][1] - UNIT / 2)],
-                color=INK_MUTED, width=0.9)
+        sh.line([(rows_xy[-1][col][0], rows_xy[-1][col][1] + rows_xy[-1][col][2] / 2),
+                 (means[col][0], means[col][1] - means[col][2] / 2)], color=INK_MUTED, width=0.9)
     x_note = lab_w + PITCH * widths.d + 0.15
     sh.text(x_note, y + gap / 2, "mean of each column:", color=INK_MUTED)
     sh.text(x_note, y + gap / 2 + LINE, f"{adds} additions", color=INK)
     y += gap
     y, rows = _mlp_tail(sh, y, means, widths, counts, widths.d)
-    y = sh.lines(0.02, y + 0.05, wrap(f"Every token counts the same in the {widths.d} means; their order is lost.",
+    y = sh.lines(0.02, y + 0.05, wrap(f"Every token counts the same in the {widths.d} means; their order is lost. "
+                                      "One line, one multiply-accumulate; the thick lines: the products one unit adds up.",
                                       WIDTH - 0.05))
     fig = sh.finish(y + 0.06)
     fig.alt_text = prefix_means_alt(tokens, widths)
@@ -312,25 +324,25 @@ def final_row(params, ids, vocab: Sequence[str], *, target: str | None = None) -
     sh.arrow([(WIDTH / 2, y + 0.04), (WIDTH / 2, y + gap - 0.12)])
     sh.text(WIDTH / 2 + 0.08, y + gap / 2 - 0.04, "take the last row", color=INK_MUTED)
     y += gap
+    area = (GUTTER, WIDTH)
     active = out["hidden"][0] > 0
-    hidden = _units_row(sh, y + gap, h, None, filled=False, faces=[NEUTRAL if a else None for a in active])
+    hidden = _units_row(sh, y + gap, h, None, filled=False, faces=[NEUTRAL if a else None for a in active],
+                        area=area)
     _join(sh, row, hidden)
-    sh.text(0.02, y + gap / 2, "× W₁ + b₁, ReLU", color=INK_MUTED)
-    _step_label(sh, y, y + gap, f"{counts['mlp']} MACs")
+    _step_label(sh, y, y + gap, ["× W₁ + b₁,", "ReLU", f"{counts['mlp']} MACs"])
     y += gap
-    scores = _units_row(sh, y + gap, C, None)
+    scores = _units_row(sh, y + gap, C, None, area=area)
     _join(sh, hidden, scores)
-    sh.text(0.02, y + gap / 2, "× W₂ + b₂", color=INK_MUTED)
-    _step_label(sh, y, y + gap, f"{counts['vocab']} MACs")
+    _step_label(sh, y, y + gap, ["× W₂ + b₂", f"{counts['vocab']} MACs"])
     y += gap
     probs = out["probs"][0]
     faces = [HIGHLIGHT if k == t else fixed(cmap_hex(ATTENTION_CMAP, float(np.clip(p / probs.max(), 0, 1))))
              for k, p in enumerate(probs)]
-    prob_units = _units_row(sh, y + 0.55, C, None, filled=True, faces=faces, circles=False)
-    for (x, yy), (x2, y2) in zip(scores, prob_units):
-        sh.line([(x, yy + UNIT / 2), (x2, y2 - UNIT / 2)], color=INK_GRID, width=0.6)
-    sh.text(0.02, y + 0.27, "softmax", color=INK_MUTED)
-    y += 0.55 + UNIT / 2 + 0.06
+    prob_units = _units_row(sh, y + 0.55, C, None, filled=True, faces=faces, circles=False, area=area)
+    for (x, yy, u), (x2, y2, u2) in zip(scores, prob_units):
+        sh.line([(x, yy + u / 2), (x2, y2 - u2 / 2)], color=INK_MUTED, width=0.6)
+    _step_label(sh, y, y + 0.55, ["softmax"])
+    y += 0.55 + prob_units[0][2] / 2 + 0.06
     if t is not None:
         xt = prob_units[t][0]
         sh.arrow([(xt, y + 0.2), (xt, y)])
@@ -338,7 +350,9 @@ def final_row(params, ids, vocab: Sequence[str], *, target: str | None = None) -
                 ("left" if xt <= 0.9 else "right"), color=INK)
         y += 0.45
     y = sh.lines(0.02, y + 0.05, wrap(f"{h} hidden units (filled: those ReLU lets through), {C} scores, "
-                                      f"{C} probabilities; a darker square, a larger probability.", WIDTH - 0.05))
+                                      f"{C} probabilities; a darker square, a larger probability. One line, one "
+                                      "multiply-accumulate; the thick lines: the products one unit adds up.",
+                                      WIDTH - 0.05))
     legend = [("the last row", ROLE_COLORS["p"], True)]
     if t is not None:
         legend.append((f"the target, {target}", HIGHLIGHT, True))

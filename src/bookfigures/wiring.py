@@ -31,7 +31,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ._common import attach_table
-from ._sketch import (BOX_H, LINE, WIDTH, Sheet, box_height, box_width, shape_text, short_ln, text_width, wrap)
+from ._placement import beside
+from ._sketch import (BOX_H, FS, LINE, WIDTH, Box, Sheet, box_height, box_width, shape_text, short_ln, text_width,
+                      wrap)
+from .dataflow import _label_extent
 from .labels import position_labels
 from .palette import INK, INK_GRID, INK_MUTED, NEUTRAL, ROLE_COLORS
 from .style import styled
@@ -625,12 +628,34 @@ def generation_loop(params, prompt_ids, n_new: int, decode) -> Figure:
 # --- where queries, keys and values come from (encoder-decoder) -----------------------------
 
 # block: (name, its intermediates in `encdec.forward`, rows its queries read, rows its keys and
-# values read, how the picture names them, and whether `encdec.forward` gives it a causal mask)
+# values read, how the picture names them, and whether `encdec.forward` gives it a causal mask).
+# A name with " after " is drawn as a box named by what comes before, the rest a line under it.
 _BLOCKS = {
     "enc": ("encoder self-attention", "encoder", "source_rows", "source_rows", "English rows", "English rows", False),
     "dec": ("masked self-attention", "decoder_self", "target_rows", "target_rows", "French rows", "French rows", True),
-    "cross": ("cross-attention", "cross", "self_rows", "encoded", "French rows′", "encoded English", False),
+    "cross": ("cross-attention", "cross", "self_rows", "encoded", "French rows after self-attention",
+              "encoded English", False),
 }
+
+
+def _source_box(sh: Sheet, cx: float, top: float, name: str, shape: Sequence[int], role: str):
+    """A box of rows a block reads: "French rows after self-attention" is the box "French rows"
+    with "after self-attention" under its name, then its shape; kept inside the sheet."""
+    label, sep, rest = name.partition(" after ")
+    lines = ([f"after {rest}"] if sep else []) + [shape_text(shape)]
+    w = box_width(label, lines)
+    cx = min(max(cx, 0.02 + w / 2), WIDTH - 0.02 - w / 2)
+    return sh.box(cx, top, label, lines, role=role)
+
+
+def _projection_label(sh: Sheet, src: Box, x0: float, dst: Box, name: str) -> None:
+    """ "× W_Q" beside its arrow, on the side the arrow leans to, clear of it over the
+    label's whole height (`_placement.beside`)."""
+    text = f"× W_{name}"
+    w, above, below = _label_extent(text, FS)
+    side = -1 if x0 > dst.cx + 1e-9 else 1
+    rect, x, _ = beside((x0, src.bottom), (dst.cx, dst.top), 0.5, w, above + below, side, gap=0.07)
+    sh.text(x, rect.y0 + above, text, ha="right" if side < 0 else "left", color=INK_MUTED)
 
 
 def _sources_spec(out: Mapping, blocks: Sequence[str]):
@@ -678,23 +703,21 @@ def attention_sources(out: Mapping, blocks: Sequence[str] = ("dec", "cross")) ->
             sh.line([(0.02, y - 0.1), (WIDTH - 0.02, y - 0.1)], color=INK_GRID, width=0.8)
         y = sh.title(y, s["title"])
         if s["same"]:
-            src = sh.box(kx, y, s["q_from"][0], shape_text(s["q_from"][1]), role="e")
+            src = _source_box(sh, kx, y, s["q_from"][0], s["q_from"][1], "e")
             froms = {"Q": src, "K": src, "V": src}
         else:
-            qb = sh.box(qx + 0.1, y, s["q_from"][0], shape_text(s["q_from"][1]), role="p")
-            kvb = sh.box((kx + vx) / 2 + 0.05, y, s["kv_from"][0], shape_text(s["kv_from"][1]), role="p")
+            qb = _source_box(sh, qx + 0.1, y, s["q_from"][0], s["q_from"][1], "p")
+            kvb = _source_box(sh, (kx + vx) / 2 + 0.05, y, s["kv_from"][0], s["kv_from"][1], "p")
             froms = {"Q": qb, "K": kvb, "V": kvb}
-        y = max(b.bottom for b in froms.values()) + 0.36
+        y = max(b.bottom for b in froms.values()) + 0.4
         made = {}
         for name, x, role in (("Q", qx, "q"), ("K", kx, "k"), ("V", vx, "v")):
             made[name] = sh.box(x, y, name, shape_text(s[name]), role=role)
             src = froms[name]
             x0 = src.cx + (x - src.cx) * (0.45 if s["same"] else 0.3)
+            x0 = min(max(x0, src.left + 0.08), src.right - 0.08)  # leave from the box, not its corner
             sh.arrow([(x0, src.bottom), (x, made[name].top)])
-            mid_x, mid_y = (x0 + x) / 2, (src.bottom + made[name].top) / 2
-            left = x0 > x + 1e-9
-            sh.text(mid_x + (-0.07 if left else 0.07), mid_y, f"× W_{name}", ha="right" if left else "left",
-                    color=INK_MUTED)
+            _projection_label(sh, src, x0, made[name], name)
         y = made["Q"].bottom + 0.32
         ab = sh.box((qx + kx) / 2, y, "weights A", [shape_text(s["A"]), s["mask"]], role="a")
         sh.arrow([(made["Q"].cx, made["Q"].bottom), (ab.cx - 0.15, ab.top)])

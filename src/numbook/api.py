@@ -134,6 +134,7 @@ def narrow(fig: Any) -> Any:
             raise ValueError("narrow() called twice for this figure")
         rec.narrow_svg = svg_of(fig)
         rec.variant_figures.append(fig)  # left open in pyplot, it is still not "the" figure
+        rec.other_figures.append(("narrow", fig))
     return fig
 
 
@@ -155,6 +156,8 @@ def variant(key: str, fig: Any, *, alt: str, caption: str | None = None, narrow:
             raise ValueError(f"variant {key!r} given twice for this figure")
         rec.variants.append(variant_output(str(key), fig, str(alt), None if caption is None else str(caption), narrow))
         rec.variant_figures.append(fig)  # left open in pyplot, it is still not "the" figure
+        rec.other_figures.append((str(key), fig))
         if narrow is not None:
             rec.variant_figures.append(narrow)
+            rec.other_figures.append((f"{key}.narrow", narrow))
     return fig

@@ -78,6 +78,7 @@ class Settings:
     planned_text: str = "{label} (coming soon)"  # how a reference to an announced page reads
     figure_min_text_px: float = 0.0  # a figure's variants scroll rather than shrink their text below this
     link_packages: Sequence[str] = ()  # teaching code's calls into these link to their source
+    figure_check: str | None = None  # "module:function" run on every figure made (`runner.PageJob`)
 
 
 @dataclass(frozen=True)
@@ -259,7 +260,8 @@ class Book:
         self._cache = Cache(s.cache_dir, s.root)
         environment = environment_fingerprint()
         # what changes a page's outputs, or which files its cache entry tracks
-        settings = {"decimals": s.decimals, "link_packages": list(s.link_packages), "watch": list(s.watch)}
+        settings = {"decimals": s.decimals, "link_packages": list(s.link_packages), "watch": list(s.watch),
+                    "figure_check": s.figure_check}
         watch = tuple(os.path.abspath(os.path.join(s.root, w)) for w in s.watch)
         rank = {src_uri: i for i, src_uri in enumerate(run_order)}
         jobs, files = [], []
@@ -290,6 +292,7 @@ class Book:
                     timeout=cpu_limit,
                     wall_timeout=s.wall_timeout or WALL_FACTOR * cpu_limit,
                     link_packages=tuple(s.link_packages),
+                    figure_check=s.figure_check,
                 )
             )
         if jobs:

@@ -3,7 +3,8 @@
 Key (sha256) = the page's path, its cells (code, options, inline expressions — not its
 prose), the plugin's own source, the Python version, the installed NumPy and matplotlib
 (their files as their installer recorded them, else their versions), and the
-config that shapes outputs (``decimals``). An entry also lists the project files the
+config that shapes outputs or decides whether they pass (``decimals``, ``link_packages``,
+``figure_check``: turning a check on runs every page under it). An entry also lists the project files the
 page imported or opened, each with its sha256: the entry is valid only while they all
 still match, so editing an engine module re-runs exactly the pages that use it.
 

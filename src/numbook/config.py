@@ -58,6 +58,14 @@ class NumbookConfig(base.Config):
     #: figure that would shrink further to fit a narrow column keeps this legible width
     #: and scrolls sideways instead. 0 turns it off.
     figure_min_text_px = c.Type((int, float), default=0)
+    #: ``"module:function"`` called as ``function(fig, name)`` on every figure a block makes,
+    #: its phone layout and its switch variants included, after it is saved; ``name`` is
+    #: the stem of its files (``fig-id``, ``fig-id.narrow``, ``fig-id.key``, ...). An
+    #: exception it raises stops the build, like a failed check, with the block's line.
+    #: numbook knows nothing of what it checks (the book checks its labels for collisions).
+    #: The module is imported where the page runs, so the cache tracks it like the page's
+    #: own imports. Unset: no check.
+    figure_check = c.Optional(c.Type(str))
     #: ``page.md#anchor``: the section that explains checks. The one-line legend before a
     #: page's first check mark links to it. Unset: the legend has no link.
     check_help = c.Optional(c.Type(str))

@@ -167,7 +167,18 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             planned_text=self.config.planned_text,
             figure_min_text_px=float(self.config.figure_min_text_px),
             link_packages=tuple(self.config.source_links),
+            figure_check=self._figure_check(),
         )
+
+    def _figure_check(self) -> str | None:
+        """The ``figure_check`` option, checked for its form only: it is imported where pages run."""
+        spec = self.config.figure_check
+        if spec is None:
+            return None
+        module, _, attr = spec.partition(":")
+        if not module or not attr:
+            raise PluginError(f"numbook: figure_check must look like 'module:function', got {spec!r}")
+        return spec
 
     def on_files(self, files: Files, *, config: MkDocsConfig) -> Files | None:
         gallery = self.config.figure_gallery

@@ -17,6 +17,9 @@ class Recorder:
     variants: list[dict] = field(default_factory=list)  # other versions of the block's figure
     variant_figures: list[object] = field(default_factory=list)  # their Figure objects (not cached)
     narrow_svg: str | None = None  # the block's figure as a phone shows it (`numbook.api.narrow`)
+    #: the block's other figures for the ``figure_check``, each with its files' suffix
+    #: ("narrow", a variant's key, "key.narrow")
+    other_figures: list[tuple[str, object]] = field(default_factory=list)
 
 
 current: Recorder | None = None

@@ -15,6 +15,7 @@ import ast
 import builtins
 import dataclasses
 import hashlib
+import importlib
 import importlib.machinery
 import io
 import linecache
@@ -51,6 +52,7 @@ class PageJob:
     timeout: float  # seconds of CPU time for the whole page
     wall_timeout: float  # seconds of wall-clock time: the backstop for a page that waits
     link_packages: tuple[str, ...] = ()  # a block's calls into these get "source" links
+    figure_check: str | None = None  # "module:function" called on every figure made (config.py)
 
 
 def _under(path: str, dirs: Sequence[str]) -> bool:
@@ -276,6 +278,27 @@ def _block_figures(value: Any) -> list[Any]:
     return figs
 
 
+def _check_figures(spec: str, fig_id: str, figures: Sequence[tuple[str, Any]]) -> None:
+    """Run the ``figure_check`` on each figure of a block; its first failure stops the page.
+
+    The check's module is imported here, in the page's process, so the page depends on it
+    like on any module its blocks import (the cache re-runs the page when it changes).
+    """
+    module_name, _, attr = spec.partition(":")
+    try:
+        check = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise _BlockProblem(f"figure_check {spec!r} cannot be loaded: {exc}") from None
+    for suffix, fig in figures:
+        name = f"{fig_id}.{suffix}" if suffix else fig_id
+        try:
+            check(fig, name)
+        except Exception as exc:  # noqa: BLE001 - any failure of the check fails the figure
+            detail = str(exc) or type(exc).__name__
+            where = "" if name in detail else f" for {name}"
+            raise _BlockProblem(f"figure check {spec} failed{where}: {detail}") from None
+
+
 def _collect_figure(
     cell: CodeCell, rec: record.Recorder, value: Any, job: PageJob, namespace: dict[str, Any]
 ) -> Any:
@@ -293,9 +316,12 @@ def _collect_figure(
                 alt=_fill(str(cell.options.alt), "alt", cell, job, namespace),
             )
             try:
-                return figure_output(figs[0], options, rec.figure_data, rec.variants, rec.narrow_svg)
+                output = figure_output(figs[0], options, rec.figure_data, rec.variants, rec.narrow_svg)
             except ValueError as exc:
                 raise _BlockProblem(str(exc)) from None
+            if job.figure_check:  # after saving: whatever it does to a figure cannot change its files
+                _check_figures(job.figure_check, str(cell.options.figure), [("", figs[0]), *rec.other_figures])
+            return output
         if rec.variants:
             raise _BlockProblem("variant() called in a block that has no figure option")
         if rec.narrow_svg is not None:

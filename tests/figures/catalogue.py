@@ -77,7 +77,7 @@ def part4_graph():
 # Part 4's short box names: one column of them fits a phone.
 PART4_LABELS = {"cross.Q": "Q", "cross.K": "K", "cross.V": "V", "cross.message": "A V", "cross.update": "ΔE",
                 "src_ids": "English ids", "tgt_ids": "French ids", "encoded": "encoded rows",
-                "self_rows": "French rows′", "cross_rows": "French rows″"}
+                "self_rows": "after self-attention", "cross_rows": "after cross-attention"}
 
 
 def decoder_block_graph():

@@ -8,9 +8,9 @@ import matplotlib
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import to_hex
+from matplotlib.colors import to_hex, to_rgba
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from matplotlib.patches import FancyBboxPatch, Rectangle
 from matplotlib.text import Text
 
 from bookfigures import palette as pal
@@ -428,6 +428,40 @@ def test_loss_curve_with_two_curves_records_both_and_the_references(figures):
     assert "bigram, held-out: 2.350" in written and "5.300" in written and "2.000" in written
 
 
+def test_a_chart_legend_stays_inside_where_it_is_clear_and_goes_below_where_it_is_not():
+    import bookfigures as bf
+    from bookfigures.collisions import check_figure
+
+    x = np.arange(1, 9)
+    clear = bf.line_chart(x, {"rising": x / 8, "rising less": x / 16})  # the upper left is empty
+    assert clear.axes[0].get_legend() is not None and not clear.legends
+    crowded = bf.line_chart(x, {"up": x / 8, "down": 1 - x / 8, "flat high": 0 * x + 0.95,
+                                "flat low": 0 * x + 0.05})  # a line through every corner
+    assert crowded.axes[0].get_legend() is None and len(crowded.legends) == 1
+    for fig in (clear, crowded):
+        check_figure(fig)
+
+
+def test_marks_give_the_values_in_the_legend_instead_of_piling_markers_on_the_curves():
+    import bookfigures as bf
+
+    n = 2 ** np.arange(8)
+    series = {"linear": 40 * n, "square": 3 * n ** 2, "close to linear": 30 * n}
+    marks = {x: {name: f(x) for name, f in (("linear", lambda m: 40 * m), ("square", lambda m: 3 * m ** 2),
+                                              ("close to linear", lambda m: 30 * m))} for x in (10, 20)}
+    fig = bf.cost_curves(n, series, logx=True, logy=True, marks=marks)
+    [legend] = fig.legends
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts == ["linear: 400 → 800", "square: 300 → 1,200", "close to linear: 300 → 600"]
+    assert legend.get_title().get_text() == "n = 10 → n = 20"
+    ax = fig.axes[0]
+    dotted = [ln for ln in ax.get_lines() if ln.get_linestyle() == ":" and len(set(ln.get_xdata())) == 1]
+    assert sorted(ln.get_xdata()[0] for ln in dotted) == [10, 20]
+    assert len(ax.get_lines()) == len(series) + 2  # no marker drawn at the marks
+    with pytest.raises(ValueError, match="the mark at 10"):
+        bf.cost_curves(n, series, marks={10: {"linear": 400}})
+
+
 def test_size_labels_share_one_count_of_significant_digits():
     import bookfigures as bf
 
@@ -514,3 +548,72 @@ def test_mask_panels_count_and_hatch_exactly_the_blocked_cells():
     assert rows[0] == ["causal", "1", "1"] and rows[4] == ["causal", "5", "1 2 3 4 5"]
     with pytest.raises(ValueError, match="at least one mask"):
         bf.mask_panels({})
+
+
+# --- label placement in the diagrams (bookfigures._placement) ------------------------------
+
+
+def test_a_label_beside_a_slanted_arrow_clears_it_over_its_whole_height():
+    from bookfigures._placement import beside, segment_hits
+
+    from bookfigures._placement import x_at
+
+    p, q = (1.0, 0.0), (0.4, 0.5)  # leaning left
+    for side in (1, -1):
+        rect, x, y = beside(p, q, 0.5, 0.6, 0.17, side, gap=0.05)
+        assert not segment_hits(rect.grown(0.049), p, q)  # any margin below the gap misses the line
+        assert (x == rect.x0) if side > 0 else (x == rect.x1)
+        assert abs(x - x_at(p, q, y)) < 0.05 + 0.17  # and the label stays by its arrow
+
+
+def test_the_room_prefers_a_clear_spot_then_one_away_from_other_arrows_then_the_first():
+    from bookfigures._placement import Rect, Room
+
+    room = Room()
+    room.add_area(Rect(0, 0, 1, 1), owner="box")
+    room.add_polyline([(2.0, -1.0), (2.0, 3.0)], owner=("edge", "a", "b"))
+    on_box, near_arrow, far = Rect(0.5, 0.5, 1.5, 0.7), Rect(1.5, 1.5, 1.85, 1.7), Rect(3.0, 1.5, 3.4, 1.7)
+    (rect, name), clashes = room.place([(on_box, "on box"), (near_arrow, "near"), (far, "far")])
+    assert (name, clashes) == ("far", 0)  # "near" is clear but within NEAR of an arrow not its own
+    (rect, name), _ = room.place([(on_box, "on box"), (Rect(1.5, 2.0, 1.85, 2.2), "near")],
+                                 own=[("edge", "a", "b")])
+    assert name == "near"  # its own arrow is no reason to move
+    (rect, name), _ = room.place([(Rect(3.0, 2.5, 3.4, 2.7), "vetoed"), (Rect(3.0, 3.0, 3.4, 3.2), "kept")],
+                                 veto=lambda r: r.y0 < 2.9)
+    assert name == "kept"
+
+
+def test_labels_wrap_at_spaces_or_before_a_parenthesis_never_leaving_a_crumb():
+    from bookfigures.dataflow import _wrapped
+
+    assert _wrapped("softmax(Q Kᵀ / √3)", 10) == "softmax\n(Q Kᵀ / √3)"
+    assert _wrapped("token + position", 10) == "token +\nposition"
+    assert _wrapped("residual +", 10) is None  # not "residual" over a lone "+"
+    assert _wrapped("softmax(Q Kᵀ/√1 + M)", 10, 3) == "softmax\n(Q Kᵀ/√1\n+ M)"
+
+
+def test_nested_groups_get_nested_frames_that_take_in_no_other_box():
+    """A block's frame holds its head's frame; a head's frame holds its labels but not the
+    other head's box beside it (Fig 3.9 before: frames crossing, a label across a frame)."""
+    import bookfigures as bf
+    from bookfigures.collisions import check_figure
+    from tinyformer.models import decoder_stack as ds
+
+    cfg = ds.DecoderConfig(vocab_size=7, context=9, d_model=4, n_heads=2, n_layers=1, d_ff=2)
+    g = ds.dataflow(ds.init_params(cfg, 0), [1, 2, 3])
+    g = g.only([n.id for n in g.nodes if n.id.startswith("b0.")])
+    g = g.collapse(["b0.h0.scores", "b0.h0.masked", "b0.h0.weights"], into="b0.h0.weights", label="weights A",
+                   op_label="softmax(Q Kᵀ/√1 + M)")
+    g = g.collapse_prefix("b0.h1.", into="b0.h1", label="head 2", op_label="")
+    fig = bf.dataflow_diagram(g, labels={"b0.h0.Q": "Q", "b0.h0.K": "K", "b0.h0.V": "V"})
+    check_figure(fig, "block")
+    ax = fig.axes[0]
+    names = {t.get_text() for t in ax.texts if t.get_fontstyle() == "italic"}
+    boxes = [p for p in ax.patches if isinstance(p, FancyBboxPatch)]
+    frames = [p.get_bbox() for p in boxes if p.get_edgecolor()[:3] == to_rgba(pal.INK_GRID)[:3]]
+    assert names == {"block 1", "block 1, head 1"} and len(frames) == 2
+    outer, inner = sorted(frames, key=lambda b: -b.width * b.height)
+    assert outer.x0 < inner.x0 and inner.x1 < outer.x1 and outer.y0 < inner.y0 and inner.y1 < outer.y1
+    [head2] = [p.get_bbox() for p in boxes if p.get_edgecolor()[:3] != to_rgba(pal.INK_GRID)[:3]
+               and any(t.get_text() == "head 2" and p.get_bbox().contains(*t.get_position()) for t in ax.texts)]
+    assert not inner.overlaps(head2)

@@ -212,7 +212,9 @@ def test_window_and_mean_diagrams_count_what_the_engine_counts(widths, window):
     text = _text(fig)
     assert f"{cost.prefix_mean_additions(len(tokens), widths)} additions" in text
     means = cost.prefix_mean_predictor(1, widths)
-    assert f"{means['mlp']} MACs" in text and f"× W₁ ({widths.d} × {widths.h})" in text
+    lines = text.split("\n")  # the layer's label stands in lines left of its mesh: operation, shape, MACs
+    assert f"{means['mlp']} MACs" in lines and "× W₁" in lines and f"({widths.d} × {widths.h})" in lines
+    assert lines.index(f"({widths.d} × {widths.h})") == lines.index("× W₁") + 1
 
 
 @pytest.mark.parametrize("widths, n", [(cost.PART2, 10), (cost.Widths(d=5, d_k=2, d_v=3, h=6, C=7), 6)])

@@ -786,7 +786,7 @@ def two_sequences(params, source, prefix) -> Figure:
     y = y0 + max(len(src), len(tgt)) * (chip + 0.05) + 0.3
     enc = sh.box(lx, y, "encoder", ["reads every token", f"{shape_text(out['encoder']['weights'].shape)} weights"],
                  width=half)
-    dec = sh.box(rx, y, "decoder", ["reads itself and earlier", f"{shape_text(out['decoder_self']['weights'].shape)} weights"],
+    dec = sh.box(rx, y, "decoder", ["reads up to itself", f"{shape_text(out['decoder_self']['weights'].shape)} weights"],
                  width=half)
     sh.arrow([(lx, y0 + len(src) * (chip + 0.05) - 0.02), (lx, enc.top)])
     sh.arrow([(rx, y0 + len(tgt) * (chip + 0.05) - 0.02), (rx, dec.top)])

@@ -47,7 +47,7 @@ from importlib import resources
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 
 _PRE = re.compile(r"<pre\b.*?</pre\s*>", re.S | re.I)
@@ -70,6 +70,8 @@ class LeanConfig(base.Config):
     """Classes of ``<details>`` whose content waits as text until the reader opens one."""
     eager_first_screen = c.Type(bool, default=False)
     """Images that start within the first screen (``first_screen_chars``) load at once, not lazily."""
+    search_plain_code = c.Type(bool, default=False)
+    """Let the search plugin read code blocks without their highlighting spans (same index)."""
     script = c.Type(str, default="assets/numbook/lean.js")
     """Where the script that opens folds goes in the site (added only with ``fold_classes``)."""
 
@@ -218,6 +220,16 @@ def fold_details(html_text: str, classes: list[str]) -> str:
     return "".join(out)
 
 
+_PRE_SPAN = re.compile(r"</?span\b[^>]*>")
+_SEARCH_ATTRIBUTE = re.compile(r'\s?data-search-\w+="[^"]+"')  # what Material's search plugin strips
+
+
+def plain_code(html_text: str) -> str:
+    """``html_text`` with every ``<span>`` tag inside ``<pre>`` dropped, their text kept: the
+    code as a search index reads it (it keeps a code block's text, never its spans)."""
+    return _PRE.sub(lambda block: _PRE_SPAN.sub("", block.group(0)), html_text)
+
+
 _BARE_TABLE = re.compile(r"<table>")
 
 
@@ -244,11 +256,29 @@ class LeanPlugin(BasePlugin[LeanConfig]):
             files.append(File.generated(config, self.config.script, content=script))
         return files
 
+    # Just before the search plugin reads the page (priority 0): it parses every tag of the
+    # content to index the text between them, and Pygments' spans inside code are a third to
+    # a half of a chapter's tags. It reads the code without them (the index is the same);
+    # the page gets its highlighted code back right after.
+    @event_priority(10)
+    def _before_search(self, context, *, page, config, nav):
+        if self.config.search_plain_code and page.content is not None:
+            self._highlighted = page.content
+            page.content = plain_code(page.content)
+        return context
+
+    @event_priority(-1)
+    def _after_search(self, context, *, page, config, nav):
+        if getattr(self, "_highlighted", None) is not None:
+            page.content = _SEARCH_ATTRIBUTE.sub("", self._highlighted)
+            self._highlighted = None
+        return context
+
     # The last change to a page's content before the theme renders it: after every plugin
     # that writes the content, and after search has indexed it (numbook puts its figures'
     # data tables in at -50).
     @event_priority(-100)
-    def on_page_context(self, context, *, page, config, nav):
+    def _make_lean(self, context, *, page, config, nav):
         if page.content is None:
             return context
         html_text = unwrap_plain_tokens(page.content, self.config.plain_classes)
@@ -260,6 +290,8 @@ class LeanPlugin(BasePlugin[LeanConfig]):
             html_text = eager_first_screen(html_text, self.config.first_screen_chars)
         page.content = number_tables(fold_details(html_text, self.config.fold_classes))
         return context
+
+    on_page_context = CombinedEvent(_before_search, _after_search, _make_lean)
 
     def on_post_page(self, output: str, *, page, config) -> str:
         return defer_scripts(output) if self.config.defer_scripts else output

@@ -73,7 +73,7 @@ def test_focusable_code_gives_every_code_block_a_tab_stop_once():
     page = SimpleNamespace(
         content='<pre><span></span><code>a</code></pre><pre class="x"><code tabindex="0">b</code></pre><p><code>inline</code></p>'
     )
-    plugin.on_page_context({}, page=page, config=None, nav=None)
+    plugin._make_lean({}, page=page, config=None, nav=None)
     out = page.content
     assert out.count('<code tabindex="0">') == 2  # both blocks, the second not twice
     assert "<p><code>inline</code></p>" in out  # inline code is no tab stop
@@ -152,3 +152,24 @@ def test_images_on_the_first_screen_load_at_once_and_later_ones_stay_lazy():
     assert '<img src="a.svg#only-light" alt="a" decoding="async">' in out  # on the first screen
     assert dark in out  # hidden in the default scheme: a light reader never fetches it
     assert later in out  # below it: still lazy
+
+
+def test_the_search_index_reads_code_without_its_spans_and_indexes_the_same():
+    """search_plain_code hands Material's search parser the code without Pygments' spans: it
+    parses a fraction of the tags, and the entries it makes are the same."""
+    from material.plugins.search.plugin import SearchIndex
+
+    from numbook.lean import plain_code
+
+    content = '<h2 id="s">Scores</h2>\n' + CODE + PROSE + "<pre><code>" + '<span class="k">for</span> x' + "</code></pre>"
+    lite = plain_code(content)
+    assert lite.count("<span") == PROSE.count("<span")
+    assert "".join(parse(lite).parts) == "".join(parse(content).parts)  # the same text
+
+    def entries(html_text: str) -> list[dict]:
+        page = SimpleNamespace(meta={}, content=html_text, toc=[], url="p/", title="P", file=None)
+        index = SearchIndex()
+        index.add_entry_from_context(page)
+        return index.entries
+
+    assert entries(lite) == entries(content)

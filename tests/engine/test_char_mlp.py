@@ -166,7 +166,16 @@ def test_first_letter_distribution_moves_towards_the_data(fitted):
 def test_sampling_is_seeded_and_well_formed(fitted):
     names = m.sample(fitted, 8, seed=3)
     assert names == m.sample(fitted, 8, seed=3) and names != m.sample(fitted, 8, seed=4)
-    assert all(set(n) <= set(m.ALPHABET[1:]) and len(n) <= 20 for n in names)
+    assert all(set(n) <= set(m.ALPHABET[1:]) and len(n) <= m.SAMPLE_MAX_LEN for n in names)
+
+
+def test_sampling_stops_at_the_cap(fitted):
+    """Part 1 says a sampled name stops at SAMPLE_MAX_LEN letters if the boundary has not come."""
+    assert m.SAMPLE_MAX_LEN == 20
+    never_ends = {k: v.copy() for k, v in fitted.items()}
+    never_ends["b2"][m.ALPHABET.index(m.BOUNDARY)] = -1e9  # the boundary mark can never be drawn
+    assert [len(n) for n in m.sample(never_ends, 3, seed=0)] == [m.SAMPLE_MAX_LEN] * 3
+    assert [len(n) for n in m.sample(never_ends, 2, seed=0, max_len=5)] == [5, 5]
 
 
 def test_window_width_is_a_setting(fitted):

@@ -41,6 +41,7 @@ VOCAB_SIZE = len(ALPHABET)  # 27
 WINDOW = 3
 EMBED_DIM = 4
 HIDDEN = 64
+SAMPLE_MAX_LEN = 20  # a sampled name stops here if the boundary mark has not come out
 PARAM_NAMES = ("C", "W1", "b1", "W2", "b2")
 
 PARAMS_FILE = "part1_char_mlp.json"
@@ -175,7 +176,7 @@ def end_probability_by_length(params: dict[str, np.ndarray], names: list[str]) -
             "predicted": np.bincount(letters_so_far, weights=p_end) / count}
 
 
-def sample(params: dict[str, np.ndarray], n: int, seed: int = 0, max_len: int = 20) -> list[str]:
+def sample(params: dict[str, np.ndarray], n: int, seed: int = 0, max_len: int = SAMPLE_MAX_LEN) -> list[str]:
     """Draw n names from the model with a seeded generator, so the book's samples are fixed."""
     rng = np.random.default_rng(seed)
     return [_sample_one(params, rng, max_len) for _ in range(n)]

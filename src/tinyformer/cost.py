@@ -171,13 +171,24 @@ def concat_predictor(n: int, window: int, w: Widths = PART2) -> dict[str, int]:
 
 
 def prefix_mean_predictor(n: int, w: Widths = PART2) -> dict[str, int]:
-    """Running mean of the prefix, then the MLP: n (d h + h C) MACs (plus n d additions, not MACs)."""
+    """Running mean of the prefix, then the MLP: n (d h + h C) MACs (plus (n - 1) d additions
+    and n d divisions for the n means, not MACs: `prefix_mean_additions`, `prefix_mean_divisions`)."""
     return {"mlp": matmul_macs(n, w.d, w.h), "vocab": matmul_macs(n, w.h, w.C)}
 
 
 def prefix_mean_additions(n: int, w: Widths = PART2) -> int:
-    """Additions of the running sums (one d-number row per position); no multiply-accumulates."""
-    return n * w.d
+    """Additions that sum n rows of d numbers column by column: (n - 1) d.
+
+    The same count gives the one sum of a prefix of n rows and, kept as running sums, the sums of
+    all n prefixes (each new row is added once to the sum before it). No multiply-accumulates.
+    """
+    return (n - 1) * w.d
+
+
+def prefix_mean_divisions(means: int, w: Widths = PART2) -> int:
+    """Divisions that turn `means` column sums into means: d per mean (d for one prediction from
+    scratch, n d for the running means of all n prefixes)."""
+    return means * w.d
 
 
 def attention_predictor(n: int, w: Widths = PART2) -> dict[str, int]:

@@ -137,6 +137,21 @@ def test_prefix_mean_predictor_reads_running_means():
     np.testing.assert_allclose(baselines.prefix_mean_forward(p, ids)[i], expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("n", [1, 2, 10])
+def test_prefix_mean_additions_and_divisions(w, n):
+    """Summing n rows of d numbers takes (n - 1) d additions, one per number of every row after
+    the first, whether one sum or all n running sums; each mean then takes d divisions."""
+    rows = np.arange(n * w.d, dtype=float).reshape(n, w.d)
+    additions, running = 0, rows[0].copy()
+    for row in rows[1:]:
+        running, additions = running + row, additions + row.size
+    np.testing.assert_array_equal(running, rows.sum(axis=0))
+    assert cost.prefix_mean_additions(n, w) == additions == (n - 1) * w.d
+    assert cost.prefix_mean_divisions(1, w) == w.d and cost.prefix_mean_divisions(n, w) == n * w.d
+    assert cost.prefix_mean_additions(10) == 36 and cost.prefix_mean_divisions(1) == 4  # the toy, n = 10
+
+
 def test_causal_pairs_count_the_allowed_cells():
     for n in range(1, 30):
         assert cost.causal_pairs(n) == int(causal_mask(n).sum())

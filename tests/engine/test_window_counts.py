@@ -49,19 +49,6 @@ def test_seen_in_on_a_small_case():
     assert window_counts.seen_in([[1, 2, 3], [0, 0, 1]], [[0, 0, 1], [3, 2, 1]]).tolist() == [True, False]
 
 
-def test_name_sums_and_the_paired_bootstrap():
-    names = ["ab", "c", "def"]  # 3 + 2 + 4 pairs
-    a = np.arange(9, dtype=float)
-    assert window_counts.name_sums(a, names).tolist() == [0 + 1 + 2, 3 + 4, 5 + 6 + 7 + 8]
-    with pytest.raises(ValueError, match="8 pair losses for names with 9 pairs"):
-        window_counts.name_sums(a[:8], names)
-    b = a - 0.5  # b is lower by 0.5 on every pair: every resampling sees the same gap
-    gaps = window_counts.paired_bootstrap(a, b, names, resamples=50, seed=1)
-    assert gaps.shape == (50,) and np.allclose(gaps, 0.5)
-    again = window_counts.paired_bootstrap(a, a[::-1], names, resamples=50, seed=1)
-    assert np.array_equal(again, window_counts.paired_bootstrap(a, a[::-1], names, resamples=50, seed=1))
-
-
 def test_the_window_counts_come_close_to_the_mlp_on_held_out_names():
     """What Part 1 section 1.6 shows: with alpha chosen on the training slice, counting the window
     is within 0.01 of the MLP on held-out names; add-one is far worse."""

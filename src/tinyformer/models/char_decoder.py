@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tinyformer import paramio
+from tinyformer import paramio, stats
 from tinyformer.models import char_mlp
 from tinyformer.models.decoder_stack import DecoderConfig, config_from_params, forward, init_params  # noqa: F401
 
@@ -73,31 +73,18 @@ def mean_loss(params: dict[str, np.ndarray], names: list[str]) -> float:
     return float(per_prediction_losses(params, names)[0].mean())
 
 
-def name_of_prediction(names: list[str]) -> np.ndarray:
-    """For every prediction of `names` (k + 1 for a name of k letters, in order), the index of its name."""
-    return np.concatenate([np.full(len(name) + 1, i) for i, name in enumerate(names)])
+name_of_prediction = stats.name_of_prediction
 
 
 def gap_interval(losses_a: np.ndarray, losses_b: np.ndarray, names: list[str], n_resamples: int = 10_000,
                  seed: int = 0, level: float = 0.95) -> tuple[float, float, float]:
-    """The mean of losses_a − losses_b over every prediction of `names`, and a bootstrap interval for it.
-
-    A percentile bootstrap that resamples whole names with replacement (a name's predictions
-    stay together, and both models are scored on the same resampled names): each resample's
-    gap is its summed difference over its number of predictions. Returns (gap, low, high);
-    deterministic for a given seed.
-    """
-    which = name_of_prediction(names)
-    if len(losses_a) != len(which) or len(losses_b) != len(which):
-        raise ValueError(f"{len(which)} predictions for {len(names)} names, got {len(losses_a)} and {len(losses_b)}")
-    diff = np.bincount(which, weights=np.asarray(losses_a) - np.asarray(losses_b))  # (names,)
-    count = np.bincount(which)  # (names,): predictions per name
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(names), size=(n_resamples, len(names)))
-    gaps = diff[picks].sum(axis=1) / count[picks].sum(axis=1)
+    """The mean of losses_a − losses_b over every prediction of `names`, and a percentile
+    bootstrap interval for it (`tinyformer.stats.bootstrap_name_gaps`). Returns (gap, low, high);
+    deterministic for a given seed."""
+    gaps = stats.bootstrap_name_gaps(losses_a, losses_b, names, n_resamples, seed)
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(gaps, [tail, 100 - tail])
-    return float(diff.sum() / count.sum()), float(low), float(high)
+    return float(np.mean(np.asarray(losses_a) - np.asarray(losses_b))), float(low), float(high)
 
 
 #: What a head's largest weight can fall on, for a row with at least two earlier positions.

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import stats
 from . import baselines, char_mlp
 
 #: The values of alpha `choose_alpha` tries: about three times apart, from very light to add-one.
@@ -66,25 +67,9 @@ def seen_in(train_contexts, contexts) -> np.ndarray:
     return np.array([tuple(w) in known for w in np.asarray(contexts).tolist()], dtype=bool)
 
 
-def name_sums(per_pair: np.ndarray, names: Sequence[str]) -> np.ndarray:
-    """Per-pair losses added up name by name (a name of n letters has n + 1 pairs, in list order)."""
-    sizes = np.array([len(n) + 1 for n in names])
-    if sizes.sum() != len(per_pair):
-        raise ValueError(f"{len(per_pair)} pair losses for names with {sizes.sum()} pairs")
-    return np.add.reduceat(np.asarray(per_pair, dtype=float), np.r_[0, np.cumsum(sizes)[:-1]])
-
-
 def paired_bootstrap(loss_a: np.ndarray, loss_b: np.ndarray, names: Sequence[str], resamples: int = 2000,
                      seed: int = 0) -> np.ndarray:
-    """Mean loss of model a minus that of model b, on `resamples` resamplings of the names.
-
-    `loss_a` and `loss_b` are per-pair losses over the pairs of `names` (in order). Each resampling
-    draws len(names) names with replacement (a seeded generator) and divides each model's summed
-    loss by the number of pairs drawn, so both models are always scored on the same names.
-    Returns the (resamples,) differences.
-    """
-    a, b = name_sums(loss_a, names), name_sums(loss_b, names)
-    sizes = np.array([len(n) + 1 for n in names])
-    rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(names), size=(resamples, len(names)))  # (R, names)
-    return (a[picks].sum(axis=1) - b[picks].sum(axis=1)) / sizes[picks].sum(axis=1)
+    """Mean loss of model a minus that of model b, on `resamples` resamplings of the names
+    (`tinyformer.stats.bootstrap_name_gaps`); `loss_a` and `loss_b` are per-pair losses over
+    the pairs of `names`, in order."""
+    return stats.bootstrap_name_gaps(loss_a, loss_b, names, resamples, seed)

@@ -12,6 +12,7 @@ row labels held in view.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -139,7 +140,7 @@ _MARKUP = re.compile(r"\\(.)|[*`_]")
 def shown_length(markdown_text: str) -> float:
     """Roughly how many characters wide a cell's Markdown is at its narrowest: its longest
     word, since a table cell wraps at spaces (maths counts a third of its TeX, unbroken)."""
-    markdown_text = _HTML_TAG.sub("", markdown_text.replace(CORNER, ""))
+    markdown_text = html.unescape(_HTML_TAG.sub("", markdown_text.replace(CORNER, "")))  # &lt;bos&gt; shows 5 wide
     maths = max((len(m) / 3 for m in _MATH.findall(markdown_text)), default=0.0)
     words = _MARKUP.sub(r"\1", _MATH.sub(" ", markdown_text)).split()
     return max([maths] + [len(w) for w in words])

@@ -194,3 +194,32 @@ def test_evaluate_pairs_matches_the_loss_and_greedy_decoding(fitted):
         assert np.isclose(r["loss"], e.loss(fitted, r["source"], r["target"]))
         assert np.isclose(r["per_position"].mean(), r["loss"])
         assert r["greedy"] == " ".join(r["target"].split()[1:-1])  # the fitted pairs translate
+
+
+def test_output_distribution_sums_to_one_and_matches_the_path_products(fitted):
+    source = RIVER[0]
+    dist = e.output_distribution(fitted, source)
+    assert np.isclose(sum(dist.values()), 1.0)
+    assert max(dist, key=dist.get) == "la rive <eos>"
+    for text, p in dist.items():
+        assert np.isclose(p, e.output_probability(fitted, source, text))
+        assert text.endswith("<eos>") or len(text.split()) == e.TGT_LEN  # finished, or cut off
+    assert set(e.output_distribution(fitted, source, max_new=1)) == {f"{t}" for t in e.TGT_VOCAB}
+
+
+def test_beam_search(fitted):
+    """A beam of one is greedy decoding; a beam of four finds the most probable output, and
+    every output it returns carries the model's log-probability of it."""
+    for source, _ in e.PAIRS:
+        greedy = e.generate(fitted, source)["tokens"][1:]
+        assert e.beam_search(fitted, source, beam=1)[0]["tokens"] == greedy
+        dist = e.output_distribution(fitted, source)
+        found = e.beam_search(fitted, source, beam=4)
+        assert " ".join(found[0]["tokens"]) == max(dist, key=dist.get)
+        logps = [f["logprob"] for f in found]
+        assert logps == sorted(logps, reverse=True)
+        for f in found:
+            assert np.isclose(np.exp(f["logprob"]), dist[" ".join(f["tokens"])])
+            assert f["finished"] == (f["tokens"][-1] == "<eos>")
+    with pytest.raises(ValueError):
+        e.beam_search(fitted, RIVER[0], beam=0)

@@ -13,6 +13,7 @@ def test_a_cell_is_as_narrow_as_its_longest_word():
     assert shown_length("shad, shae, shaina") == len("shaina")
     assert shown_length("`x`") == 1 and shown_length(r"\*") == 1
     assert shown_length(r"$\ve{e_i}$") < len(r"\ve{e_i}")  # maths shows shorter than its TeX
+    assert shown_length("&lt;bos&gt;") == len("<bos>")  # an escaped token name, as the reader sees it
 
 
 def test_a_table_that_fits_keeps_one_layout():

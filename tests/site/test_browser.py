@@ -48,10 +48,11 @@ def reader_page(browser, served_site):
     context.close()
 
 
-# Figures load lazily: bring each shown image near the screen and wait for it.
+# Figures load lazily: bring each shown image near the screen and wait for it. An image in a
+# closed fold or aside is not shown, and a lazy one there never loads until it is opened.
 LOAD_SHOWN_IMAGES = """async () => {
     for (const image of document.images) {
-        if (getComputedStyle(image).display === 'none') continue;
+        if (getComputedStyle(image).display === 'none' || image.closest('details:not([open])')) continue;
         image.scrollIntoView();
         await image.decode().catch(() => null);
     }
@@ -66,9 +67,11 @@ LOAD_SHOWN_IMAGES = """async () => {
     const giveUp = performance.now() + 2000;
     do { await frame(); await frame(); } while (moving() && performance.now() < giveUp);
 }"""
-# Images shown (not hidden by the colour scheme) that did not load, among those matching a selector.
+# Images shown (not hidden by the colour scheme, nor in a closed fold or aside) that did not
+# load, among those matching a selector.
 UNLOADED_IMAGES = """selector => [...document.querySelectorAll(selector)]
-    .filter(i => getComputedStyle(i).display !== 'none' && !(i.complete && i.naturalWidth > 0))
+    .filter(i => getComputedStyle(i).display !== 'none' && !i.closest('details:not([open])')
+        && !(i.complete && i.naturalWidth > 0))
     .map(i => i.src)"""
 FETCHED_SVGS = "() => performance.getEntriesByType('resource').map(e => e.name).filter(n => n.includes('.svg'))"
 

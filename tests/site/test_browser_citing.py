@@ -132,7 +132,8 @@ PRINT_MEDIA_FACTS = """() => {
         folds: document.querySelectorAll('details.numbook-code, details.numbook-data').length,
         claims: [...document.querySelectorAll('.numbook-check__claim')].filter(c => c.checkVisibility()
             && c.getBoundingClientRect().width > 50).length,
-        checks: document.querySelectorAll('details.numbook-check').length,
+        checks: [...document.querySelectorAll('details.numbook-check')]  // an aside prints as its summary
+            .filter(d => !d.closest('details.aside')).length,
     };
 }"""
 

@@ -40,6 +40,8 @@ LAY_OUT_EVERYTHING = """() => {
   style.textContent = '* { content-visibility: visible !important; }';
   document.head.append(style);
 }"""
+# Every aside opened, as a reader who wants its depth would: its figures are measured too.
+OPEN_ASIDES = "() => document.querySelectorAll('details.aside').forEach(d => { d.open = true; })"
 # The image each figure shows at this width: a <picture> may have picked its narrow layout.
 SHOWN_FIGURES = """() => [...document.querySelectorAll('figure.numbook-figure img')]
     .filter(i => getComputedStyle(i).display !== 'none')
@@ -93,6 +95,7 @@ def test_every_figure_reads_at_footnote_size_on_a_phone(phone, served_site, buil
         phone.goto(url, wait_until="networkidle")
         floor = phone.evaluate(FOOTNOTE_PX)
         assert 10 <= floor <= 16, f"{path}: footnote text measured at {floor} px?"
+        phone.evaluate(OPEN_ASIDES)
         phone.evaluate(LAY_OUT_EVERYTHING)
         for image in phone.evaluate(SHOWN_FIGURES):
             box_width, sizes = svg_text_sizes(_file_of(built_site, url, image["src"]).read_text())

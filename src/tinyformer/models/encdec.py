@@ -242,6 +242,66 @@ def evaluate_pairs(params: dict[str, np.ndarray]) -> list[dict]:
     return report
 
 
+def output_probability(params: dict[str, np.ndarray], source: Tokens, output: Tokens) -> float:
+    """The model's probability of writing `output` (the tokens after <bos>), step by step:
+    the product, over its tokens, of each token's probability given the tokens before it."""
+    ids = [BOS, *target_ids(output)]
+    if len(ids) - 2 >= TGT_LEN:  # the last token is written, never read back
+        raise ValueError(f"an output of {len(ids) - 1} tokens needs more than {TGT_LEN} positions")
+    probs = forward(params, source, ids[:-1])["probs"]  # (n, 5): row k predicts token k + 1
+    return float(np.prod(probs[np.arange(len(ids) - 1), ids[1:]]))
+
+
+def output_distribution(params: dict[str, np.ndarray], source: Tokens, max_new: int = TGT_LEN) -> dict[str, float]:
+    """Every output the decoding loop can write for `source` (it stops at <eos> or after
+    `max_new` tokens, as `generate` does), with the model's probability of it; they sum to 1."""
+    max_new = min(max_new, TGT_LEN)
+    found: dict[str, float] = {}
+
+    def extend(prefix: list[int], prob: float) -> None:
+        probs = forward(params, source, prefix)["probs"][-1]  # (5,): the next token
+        for tok, p in enumerate(probs):
+            out = [*prefix[1:], tok]
+            if tok == EOS or len(out) == max_new:
+                found[" ".join(TGT_VOCAB[i] for i in out)] = prob * float(p)
+            else:
+                extend([*prefix, tok], prob * float(p))
+
+    extend([BOS], 1.0)
+    return found
+
+
+def beam_search(params: dict[str, np.ndarray], source: Tokens, beam: int = 4, max_new: int = TGT_LEN) -> list[dict]:
+    """Beam search: keep the `beam` most probable prefixes at each step instead of one.
+
+    Each live prefix is extended by every token; of all those candidates the `beam` with the
+    largest summed log-probability are kept. A kept candidate that ends in <eos> is finished
+    and leaves the beam; the others are extended at the next step. Stops when none is left or
+    after `max_new` tokens (those still live are returned as cut off). Returns the finished
+    and cut-off outputs, most probable first: {"tokens": without <bos>, "logprob", "finished"}.
+    With beam=1 it is greedy decoding. (Vaswani et al. 2017 used a beam of 4 and also divided
+    the summed log-probabilities by a length penalty; this toy does not.)
+    """
+    if beam < 1:
+        raise ValueError("beam must be at least 1")
+    live, done = [([BOS], 0.0)], []
+    for _ in range(min(max_new, TGT_LEN)):
+        candidates = []
+        for prefix, logp in live:
+            probs = forward(params, source, prefix)["probs"][-1]  # (5,)
+            candidates += [([*prefix, tok], logp + float(np.log(p))) for tok, p in enumerate(probs)]
+        candidates.sort(key=lambda c: -c[1])
+        kept = candidates[:beam]
+        done += [(ids, logp, True) for ids, logp in kept if ids[-1] == EOS]
+        live = [(ids, logp) for ids, logp in kept if ids[-1] != EOS]
+        if not live:
+            break
+    done += [(ids, logp, False) for ids, logp in live]
+    done.sort(key=lambda d: -d[1])
+    return [{"tokens": [TGT_VOCAB[i] for i in ids[1:]], "logprob": logp, "finished": fin}
+            for ids, logp, fin in done]
+
+
 def generate_uncached(params: dict[str, np.ndarray], source: Tokens, max_new: int = TGT_LEN) -> dict:
     """Reference greedy decoding that recomputes the whole forward pass at every step."""
     prefix, steps = [BOS], []

@@ -81,8 +81,10 @@ def test_the_notation_page_names_every_parameter_of_part_4():
             symbol = f"W_{rest}^{{\\mathrm{{{prefix}}}}}"
         elif name in ("W_vocab", "b_vocab"):
             symbol = f"{name[0]}_{{\\text{{vocab}}}}"
-        else:  # src_embed -> \mathrm{src\_embed}
-            symbol = "\\mathrm{" + name.replace("_", "\\_") + "}"
+        else:  # src_embed -> E^{\mathrm{src}}_{\text{tok}}, tgt_pos -> E^{\mathrm{tgt}}_{\text{pos}}
+            side, _, table = name.partition("_")
+            symbol = f"E^{{\\mathrm{{{side}}}}}_{{\\text{{{'tok' if table == 'embed' else table}}}}}"
+            assert f"`{name}`" in notation, f"the Notation page does not name the code's {name}"
         assert symbol in notation, f"the Notation page has no symbol for Part 4's {name} ({symbol})"
 
 

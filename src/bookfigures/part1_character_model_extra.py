@@ -1,18 +1,19 @@
-"""Figures that only Part 1 draws: the loss of every training step on its own minibatch.
+"""Figures that only Part 1 draws: the loss of every training step on its own minibatch, and
+the loss curve with a yardstick that sits among the curves.
 
 Imported directly by the page (`from bookfigures.part1_character_model_extra import ...`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ._common import PHONE_WIDTH_IN, attach_table, fixed, plain
-from .curves import SERIES_COLORS, _thousands
+from .curves import SERIES_COLORS, _first_clear, _thousands, loss_curve
 from .palette import INK, INK_MUTED
 from .style import new_figure, styled
 
@@ -65,4 +66,25 @@ def minibatch_loss_band(losses: Sequence[float], *, block: int, curve_steps: Seq
                               "90th percentile", plain(curve_label)], rows)
 
 
-__all__ = ["minibatch_blocks", "minibatch_loss_band"]
+def loss_curve_low_yardstick(steps: Sequence[int], losses: Mapping[str, Sequence[float]], *,
+                             references: Mapping[str, float], low_reference: tuple[str, float],
+                             decimals: int = 3, **kwargs) -> Figure:
+    """`curves.loss_curve` with one more dotted yardstick, `low_reference` (name, value), that
+    lies where the curves end, so its label cannot sit mid-run as `loss_curve` writes them:
+    it goes below the line near the left edge, where the falling curves are still far above
+    it, or a little lower, clear of a curve that dips just under it (or wherever else is clear).
+    The figure's data table gains its column."""
+    fig = loss_curve(steps, losses, references=references, decimals=decimals, **kwargs)
+    name, value = low_reference
+    ax = fig.axes[0]
+    ax.axhline(value, color=INK_MUTED, linestyle=":", linewidth=1.2)
+    x = np.asarray(steps, dtype=float)
+    text = f"{plain(name)}: {value:.{decimals}f}"
+    spots = [(x[0] + (x[-1] - x[0]) * f, dy, ha, va) for f, ha in ((0.04, "left"), (0.5, "center"))
+             for dy, va in ((-3, "top"), (3, "bottom"), (-12, "top"), (-21, "top"))]
+    _first_clear(fig, [dict(text=text, xy=(sx, value), xytext=(0, dy), ha=ha, va=va) for sx, dy, ha, va in spots])
+    header, rows = fig.data_table
+    return attach_table(fig, [*header, plain(name)], [[*row, float(value)] for row in rows])
+
+
+__all__ = ["loss_curve_low_yardstick", "minibatch_blocks", "minibatch_loss_band"]

@@ -1,4 +1,5 @@
-"""Part 1's own figure: every step's minibatch loss, drawn per block as a band and a mean."""
+"""Part 1's own figures: every step's minibatch loss, drawn per block as a band and a mean; the
+loss curve with a yardstick where the curves end."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
-from bookfigures.part1_character_model_extra import minibatch_blocks, minibatch_loss_band
+from bookfigures.collisions import check_figure
+from bookfigures.part1_character_model_extra import loss_curve_low_yardstick, minibatch_blocks, minibatch_loss_band
 
 
 def test_blocks_summarise_each_run_of_steps():
@@ -56,3 +58,17 @@ def test_fits_a_phone_column_at_footnote_size(figure):
     svg = svg_of(figure)
     width, _height, box = svg_size(svg)
     assert width <= 358 and smallest_font(svg) * width / box >= 12.8
+
+
+def test_low_yardstick_is_drawn_labelled_clear_of_the_curves_and_in_the_data_table():
+    steps = list(range(0, 16001, 800))
+    train = [3.35, *np.linspace(2.2, 2.0, len(steps) - 1)]  # falls fast, then ends under the yardstick
+    heldout = [3.35, *np.linspace(2.25, 2.056, len(steps) - 1)]
+    fig = loss_curve_low_yardstick(steps, {"training names": train, "held-out names": heldout},
+                                   references={"unigram": 2.811, "bigram": 2.355},
+                                   low_reference=("window counts", 2.062))
+    check_figure(fig, "low yardstick")
+    assert any(t.get_text() == "window counts: 2.062" for t in fig.findobj(Text))
+    assert 2.062 in [line.get_ydata()[0] for line in fig.axes[0].get_lines() if line.get_linestyle() == ":"]
+    header, rows = fig.data_table
+    assert header[-1] == "window counts" and all(row[-1] == 2.062 for row in rows)

@@ -195,7 +195,7 @@ PROBLEMS = {
     "timeout": (
         broken(f'{FENCE}python exec timeout="2"\nwhile True:\n    pass\n{FENCE}\n'),
         'timeout="2"',
-        ["timed out: the page ran longer than 2 s"],
+        ["timed out: the page used its CPU time limit of 2 s"],
     ),
     "option": (
         broken(f"{FENCE}python exec hidden\nvalue = 1\n{FENCE}\n"),

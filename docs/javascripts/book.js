@@ -54,9 +54,25 @@ function measureNear() {
   nameMeasured([...near].filter((block) => block.isConnected).flatMap(measuredBoxesIn));
 }
 
+// A figure scrolls when the column is narrower than its image's minimum width (the width at
+// which its smallest text stays legible, written on the image): that needs no layout of the
+// figure, so every figure that will scroll is named at load, near or not. (A figure's narrow
+// layout on a phone has no minimum: book.css.)
+const NARROW = matchMedia("(max-width: 37.49em)");
+
+function nameFiguresThatWillScroll(root) {
+  const column = root.querySelector("article")?.clientWidth || root.clientWidth;
+  root.querySelectorAll(".numbook-figure__scroll").forEach((box) => {
+    const narrow = NARROW.matches && box.closest(".numbook-figure--narrow");
+    const need = narrow ? 0 : parseFloat(box.querySelector("img")?.style.minWidth) || 0;
+    if (need > column) name(box, MEASURED_BOXES[1][1]);
+  });
+}
+
 document$.subscribe(() => {
   near.clear();
   document.querySelectorAll(TABLE_BOX).forEach((box) => name(box, tableName));
+  nameFiguresThatWillScroll(document);
   if (!hearsNearness) document.querySelectorAll(".md-typeset").forEach((root) => near.add(root));
   measureNear();
 });

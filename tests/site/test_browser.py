@@ -325,3 +325,25 @@ def test_the_search_index_waits_until_the_reader_reaches_for_search(browser, ser
             assert len(asked) == 1, asked
         finally:
             context.close()
+
+
+@pytest.mark.parametrize("width", [800, 1280])
+def test_no_figure_scrolls_sideways_on_a_wide_screen(browser, served_site, built_site: Path, width):
+    """A figure's image keeps a minimum width (its smallest text legible); in a column wider than
+    that it must not scroll (Material's fit-content once made such figures narrower than their
+    minimum, and they scrolled at 1280 px)."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    scrolling = []
+    try:
+        for path in site_pages(built_site):
+            page.goto(served_site + path, wait_until="load")
+            page.evaluate("() => document.querySelectorAll('details.aside').forEach(d => { d.open = true; })")
+            page.add_style_tag(content="* { content-visibility: visible !important; }")
+            scrolling += [f"{path}#{fig}" for fig in page.evaluate(
+                """() => [...document.querySelectorAll('.numbook-figure__scroll')]
+                    .filter(b => b.checkVisibility() && b.scrollWidth > b.clientWidth + 1)
+                    .map(b => b.closest('figure').id)""")]
+    finally:
+        context.close()
+    assert not scrolling, scrolling

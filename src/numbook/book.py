@@ -17,7 +17,7 @@ import html
 import logging
 import os
 import re
-import secrets
+import hashlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,7 +126,7 @@ class Book:
         self.executed: list[str] = []  # pages run in this build
         self.from_cache: list[str] = []  # pages served from the cache
         self.timings: dict[str, tuple[float, float]] = {}  # page -> (start, end), time.monotonic()
-        self._late_key = secrets.token_hex(8)  # marks HTML held back from Markdown (`render`, `finish`)
+        self._late_keys: dict[str, str] = {}  # page -> the mark of HTML held back from its Markdown
         self._late: dict[str, dict[str, str]] = {}  # page -> placeholder -> HTML
         self._after_index: dict[str, dict[str, str]] = {}  # page -> comment -> data fold (`finish_output`)
         self._pool: Any = None  # numbook.pool.PagePool while pages run (imported only then)
@@ -409,9 +409,12 @@ class Book:
         )
         if late_html:
             held = self._late[src_uri] = {}
+            # A mark no author writes (it hashes the very text it would have to appear in),
+            # the same in every build: an unchanged page converts to the same HTML (rendermemo).
+            late_key = self._late_keys[src_uri] = hashlib.sha256(markdown.encode()).hexdigest()[:16]
 
             def defer(html_text: str, anchor: str) -> str:
-                name = f"{self._late_key}-{len(held)}"
+                name = f"{late_key}-{len(held)}"
                 held[name] = html_text
                 return f'<div id="{html.escape(anchor)}" data-numbook="{name}"></div>'
 
@@ -419,7 +422,7 @@ class Book:
             after = self._after_index[src_uri] = {}
 
             def defer_data(html_text: str) -> str:
-                name = f"<!--numbook-data {self._late_key}-{len(after)}-->"
+                name = f"<!--numbook-data {late_key}-{len(after)}-->"
                 after[name] = html_text
                 return name
 
@@ -435,7 +438,7 @@ class Book:
         # is inline HTML wrapped in a paragraph, which a <figure> must not be left in; inside
         # an HTML block with markdown="1" (an aside), md_in_html writes its attributes back
         # in another order.
-        one = rf'<div\b(?=[^>]*\bdata-numbook="({self._late_key}-\d+)")[^>]*></div>'
+        one = rf'<div\b(?=[^>]*\bdata-numbook="({self._late_keys[src_uri]}-\d+)")[^>]*></div>'
         pattern = re.compile(rf"<p>{one}</p>|{one}")
         html_text = pattern.sub(lambda m: held.pop(m.group(1) or m.group(2), m.group(0)), html_text)
         if held:

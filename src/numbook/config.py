@@ -13,6 +13,10 @@ class NumbookConfig(base.Config):
     #: Where page results are cached, relative to the directory of mkdocs.yml.
     #: Safe to delete at any time.
     cache_dir = c.Type(str, default=".cache/numbook")
+    #: Reuse each page's Markdown conversion (under ``cache_dir``) while its final Markdown,
+    #: the Markdown extensions and what they read are unchanged (`numbook.rendermemo`): a
+    #: warm build or a save under ``mkdocs serve`` converts only the pages that changed.
+    markdown_cache = c.Type(bool, default=True)
     #: Pages executed at the same time, each in its own process. Default: the CPU count.
     workers = c.Optional(c.Type(int))
     #: Seconds of CPU time a page may use before it is stopped and reported. CPU time,

@@ -42,8 +42,13 @@ blocks and tables and after search has indexed the content).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import re
+import tempfile
 from importlib import resources
+from typing import Any
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
@@ -73,6 +78,11 @@ class LeanConfig(base.Config):
     search_plain_code = c.Type(bool, default=False)
     """Let the search plugin read code blocks without their highlighting spans (same index)."""
     script = c.Type(str, default="assets/numbook/lean.js")
+    """Where the script that opens folds goes in the site (added only with ``fold_classes``)."""
+    search_cache = c.Optional(c.Type(str))
+    """A directory (relative to mkdocs.yml) where the search plugin's entries for each page are
+    kept: a page whose content, address, title and table of contents are unchanged is not
+    parsed again (Material's search; ignored for others). Safe to delete."""
     """Where the script that opens folds goes in the site (added only with ``fold_classes``)."""
 
 
@@ -250,6 +260,13 @@ class LeanPlugin(BasePlugin[LeanConfig]):
             config.extra_javascript.append(self.config.script)
         return config
 
+    def on_pre_build(self, *, config) -> None:
+        search = config.plugins.get("search") or config.plugins.get("material/search")
+        index = getattr(search, "search_index", None)
+        if self.config.search_cache and hasattr(index, "add_entry_from_context"):
+            root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+            SearchMemo(os.path.join(root, self.config.search_cache)).install(index)
+
     def on_files(self, files: Files, *, config) -> Files:
         if self.config.fold_classes:
             script = resources.files("numbook").joinpath("lean.js").read_text(encoding="utf-8")
@@ -295,3 +312,68 @@ class LeanPlugin(BasePlugin[LeanConfig]):
 
     def on_post_page(self, output: str, *, page, config) -> str:
         return defer_scripts(output) if self.config.defer_scripts else output
+
+
+class SearchMemo:
+    """The search entries of each page, kept while what they are made from is unchanged.
+
+    Material's index parses each page's whole HTML to cut it into sections; a warm build or
+    a save under ``mkdocs serve`` leaves most pages as they were. An entry is keyed by what
+    the index reads of a page (content, address, title, table of contents, front matter) and
+    by the index's options, and stored with a checksum: a damaged one is parsed again.
+    """
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def install(self, index: Any) -> None:
+        original = index.add_entry_from_context
+        options = json.dumps(getattr(index, "config", {}), sort_keys=True, default=repr)
+
+        def add_entry_from_context(page: Any) -> None:
+            key = self._key(page, options)
+            path = os.path.join(self.directory, re.sub(r"[^A-Za-z0-9_.-]", "_", page.file.src_uri) + ".json")
+            stored = self._read(path, key)
+            if stored is not None:
+                index.entries.extend(stored)
+                return
+            before = len(index.entries)
+            original(page)
+            self._write(path, key, index.entries[before:])
+
+        index.add_entry_from_context = add_entry_from_context
+
+    @staticmethod
+    def _key(page: Any, options: str) -> str:
+        def toc(items: Any) -> list[Any]:
+            return [[a.title, a.id, a.level, toc(a.children)] for a in items]
+
+        parts = [page.url, page.title, toc(page.toc), page.meta, options]
+        h = hashlib.sha256(json.dumps(parts, sort_keys=True, default=repr).encode())
+        h.update(b"\0" + (page.content or "").encode())
+        return h.hexdigest()
+
+    @staticmethod
+    def _read(path: str, key: str) -> list[Any] | None:
+        try:
+            with open(path, "rb") as f:
+                checksum, _, body = f.read().partition(b"\n")
+            if hashlib.sha256(body).hexdigest().encode() != checksum:
+                return None
+            data = json.loads(body)
+        except (OSError, ValueError):
+            return None
+        return data["entries"] if data.get("key") == key else None
+
+    def _write(self, path: str, key: str, entries: list[Any]) -> None:
+        os.makedirs(self.directory, exist_ok=True)
+        body = json.dumps({"key": key, "entries": entries}).encode()  # keys in the index's order
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise

@@ -31,6 +31,7 @@ from .errors import format_errors
 from .figures import DEFAULT_DARK_COLORS
 from .preview import log_shown_on_page
 from .render import RenderOptions
+from .rendermemo import RenderMemo
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
@@ -109,6 +110,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self.render_options = RenderOptions()
         self._pinned_date: str | None = None  # the SOURCE_DATE_EPOCH this build set
         self.nav_titles: dict[str, str] = {}  # src_uri -> title in the navigation, in nav order
+        self.memo: RenderMemo | None = None
 
     @property
     def pages_executed(self) -> int:
@@ -184,7 +186,13 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         gallery = self.config.figure_gallery
         if gallery and files.get_file_from_path(gallery) is None:
             raise PluginError(f"numbook: figure_gallery is {gallery!r}, which is not a page of the docs directory")
-        self.book = Book(self._settings(config))
+        settings = self._settings(config)
+        self.book = Book(settings)
+        self.memo = None
+        if self.config.enabled and self.config.markdown_cache:
+            self.memo = RenderMemo(
+                os.path.join(settings.cache_dir, "markdown"), settings.root, [config.site_dir, settings.cache_dir]
+            )
         docs = sorted(files.documentation_pages(), key=reading_order(config.nav))
         pages = [SourcePage(f.src_uri, f.content_string) for f in docs]
         # with a nav, only the pages in it are published: references link to no other
@@ -231,6 +239,13 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         """Remember the pages' order and titles in the navigation (the gallery follows them)."""
         self.nav_titles = {p.file.src_uri: p.title or p.file.src_uri for p in nav.pages}
         return nav
+
+    def on_pre_page(self, page: Page, *, config: MkDocsConfig, files: Files) -> Page | None:
+        """A Markdown page converts once and is reused while nothing it was made from changed."""
+        own_render = getattr(page.render, "__func__", None) is type(page).render  # not a notebook's
+        if self.memo is not None and page.file.src_uri.endswith(".md") and own_render:
+            self.memo.install(page)
+        return page
 
     def on_page_markdown(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
         if self.book is None:

@@ -173,3 +173,38 @@ def test_the_search_index_reads_code_without_its_spans_and_indexes_the_same():
         return index.entries
 
     assert entries(lite) == entries(content)
+
+
+def test_search_entries_are_reused_while_the_page_is_unchanged(tmp_path):
+    """SearchMemo gives Material's index the entries it made last time for an unchanged page,
+    in the same order and form, and parses a changed or damaged one again."""
+    from material.plugins.search.plugin import SearchIndex
+
+    from numbook.lean import SearchMemo
+
+    parsed: list[str] = []
+
+    def index_of(pages: list[SimpleNamespace]) -> list[dict]:
+        index = SearchIndex(lang=["en"])
+        original = index.add_entry_from_context
+        index.add_entry_from_context = lambda page: (parsed.append(page.url), original(page))
+        SearchMemo(str(tmp_path / "memo")).install(index)
+        for page in pages:
+            index.add_entry_from_context(page)
+        return index.entries
+
+    def page(url: str, content: str) -> SimpleNamespace:
+        return SimpleNamespace(meta={}, content=content, toc=[], url=url, title=url.upper(), file=SimpleNamespace(src_uri=url + ".md"))
+
+    pages = [page("a", '<h2 id="x">X</h2><p>alpha</p>'), page("b", "<p>beta</p>")]
+    first = index_of(pages)
+    assert parsed == ["a", "b"]
+    assert index_of(pages) == first and parsed == ["a", "b"]  # nothing parsed again
+    assert [list(e) for e in first] == [["location", "title", "text"]] * len(first)
+
+    pages[1].content = "<p>gamma</p>"
+    entry = tmp_path / "memo" / "a.md.json"
+    entry.write_bytes(entry.read_bytes().replace(b"alpha", b"alpho"))  # the checksum no longer matches
+    third = index_of(pages)
+    assert parsed == ["a", "b", "a", "b"]
+    assert third[0] == first[0] and "gamma" in third[-1]["text"]

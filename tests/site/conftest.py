@@ -9,6 +9,7 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -17,19 +18,22 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 
 
-def build_book(site_dir: Path, cache_dir: Path) -> None:
-    """Build the whole book in strict mode into site_dir, with its own numbook cache."""
+def build_book(site_dir: Path, cache_dir: Path) -> Any:
+    """Build the whole book in strict mode into site_dir, with its own numbook cache (page runs,
+    Markdown conversions, search entries); returns the numbook plugin (its counters)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
     config.plugins["numbook"].config.cache_dir = str(cache_dir)
+    config.plugins["numbook-lean"].config.search_cache = str(cache_dir / "search")
     config.plugins.on_startup(command="build", dirty=False)
     try:
         build(config)
     finally:
         config.plugins.on_shutdown()
+    return config.plugins["numbook"]
 
 
 @pytest.fixture(scope="session")

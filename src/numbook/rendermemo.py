@@ -1,0 +1,263 @@
+"""Reuse a page's Markdown conversion while everything it was made from is unchanged (MkDocs).
+
+Converting a chapter is most of a warm build (Pygments alone highlights some 900 code
+blocks), yet between two builds, and between two saves under ``mkdocs serve``, nearly
+every page converts to the same HTML. MkDocs offers no hook that skips ``Page.render``;
+like mkdocs-jupyter, which gives notebook pages their own ``render``, the plugin puts a
+`MemoRender` in its place on each Markdown page. It converts as MkDocs would the first
+time and stores what the conversion left on the page; a later build whose input is the
+same takes it back instead of converting again.
+
+"The same" means: the page's final Markdown (numbook's outputs already in it), its path
+and URL, the Markdown extensions and their options, the installed versions of the
+packages that convert, numbook's own source, and, recorded while converting, every
+project file an extension read (``pymdownx.snippets``' glossary) with its sha256 and
+every link target MkDocs looked up with what it found. A conversion that raised is never
+stored; the messages it logged are stored and logged again when it is reused, so
+``strict`` fails exactly as it would have.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import re
+import sys
+import tempfile
+from importlib import metadata
+from typing import Any
+
+from mkdocs.structure.files import Files
+from mkdocs.structure.toc import get_toc
+
+from .extension import unexecuted_allowed
+
+FORMAT_VERSION = 1
+_DISTRIBUTIONS = ("markdown", "pymdown-extensions", "mkdocs", "pygments", "mkdocs-material")
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def stable_repr(value: Any) -> str:
+    """A text for ``value`` that is the same in every process (no memory addresses):
+    the options of Markdown extensions hold functions and objects made by YAML tags."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{stable_repr(k)}:{stable_repr(v)}" for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(stable_repr(v) for v in value) + "]"
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return repr(value)
+    if isinstance(value, functools.partial):
+        return f"partial({stable_repr(value.func)},{stable_repr(value.args)},{stable_repr(value.keywords)})"
+    name = getattr(value, "__qualname__", None)
+    if name is not None:  # a function or a class
+        return f"{getattr(value, '__module__', '')}.{name}"
+    state = getattr(value, "__dict__", None)
+    kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    return f"{kind}({stable_repr(state)})" if state is not None else kind
+
+
+@functools.lru_cache(maxsize=1)
+def converter_fingerprint() -> str:
+    """The installed packages that convert Markdown, and numbook's own source."""
+    h = hashlib.sha256(f"format {FORMAT_VERSION}\npython {sys.version}\n".encode())
+    for dist in _DISTRIBUTIONS:
+        try:
+            found = metadata.distribution(dist)
+            record = found.read_text("RECORD") or str(found.version)
+        except metadata.PackageNotFoundError:
+            record = "absent"
+        h.update(f"{dist}\0{record}\n".encode())
+    for name in sorted(os.listdir(_PACKAGE_DIR)):
+        if name.endswith(".py"):
+            with open(os.path.join(_PACKAGE_DIR, name), "rb") as f:
+                h.update(name.encode() + b"\0" + hashlib.sha256(f.read()).digest())
+    return h.hexdigest()
+
+
+def _sha256(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+class _Reads:
+    """The project files opened while a page converts (one audit hook for the process:
+    a hook cannot be removed, so it stays and records only while a conversion runs)."""
+
+    active: set[str] | None = None
+    root: str = ""
+    skip: tuple[str, ...] = ()
+    installed = False
+
+    @classmethod
+    def hook(cls, event: str, args: tuple[Any, ...]) -> None:
+        if cls.active is None or event != "open" or not args or not isinstance(args[0], (str, bytes)):
+            return
+        path = os.path.abspath(os.fsdecode(args[0]))
+        if path.startswith(cls.root) and not path.startswith(cls.skip):
+            cls.active.add(path)
+
+
+class _LookupRecorder:
+    """``files`` as MkDocs' link processor sees it, noting each path it looked up and what it found."""
+
+    def __init__(self, files: Files) -> None:
+        self._files = files
+        self.found: dict[str, Any] = {}
+
+    def get_file_from_path(self, path: str) -> Any:
+        target = self._files.get_file_from_path(path)
+        self.found[path] = _describe(target)
+        return target
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._files, name)
+
+    def __iter__(self) -> Any:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
+def _describe(target: Any) -> list[Any] | None:
+    return None if target is None else [target.url, str(target.inclusion)]
+
+
+class _Messages(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+class RenderMemo:
+    """Stored conversions, one file per page under ``directory`` (safe to delete)."""
+
+    def __init__(self, directory: str, root: str, skip: list[str]) -> None:
+        self.directory = directory
+        self.hits = 0
+        self.misses = 0
+        _Reads.root = os.path.abspath(root) + os.sep
+        _Reads.skip = tuple(os.path.abspath(p) + os.sep for p in [sys.prefix, *skip])
+        if not _Reads.installed:
+            sys.addaudithook(_Reads.hook)
+            _Reads.installed = True
+
+    def install(self, page: Any) -> None:
+        """Give ``page`` a render that reuses a stored conversion when it can."""
+        original = page.render  # MkDocs' own
+
+        def render(config: Any, files: Files) -> None:
+            key = self._key(page, config)
+            if self._restore(page, files, key):
+                self.hits += 1
+                return
+            self.misses += 1
+            self._convert_and_store(page, config, files, key, original)
+
+        page.render = render
+
+    def _key(self, page: Any, config: Any) -> str:
+        parts = [
+            converter_fingerprint(),
+            page.file.src_uri,
+            page.file.url,
+            stable_repr(config["markdown_extensions"]),
+            stable_repr(config["mdx_configs"]),
+            stable_repr(dict(config["validation"])),
+            str(config["use_directory_urls"]),
+            str(unexecuted_allowed()),
+            page.markdown,
+        ]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+    def _path(self, page: Any) -> str:
+        return os.path.join(self.directory, re.sub(r"[^A-Za-z0-9_.-]", "_", page.file.src_uri) + ".json")
+
+    def _restore(self, page: Any, files: Files, key: str) -> bool:
+        path = self._path(page)
+        try:
+            with open(path, "rb") as f:
+                checksum, _, body = f.read().partition(b"\n")
+            if hashlib.sha256(body).hexdigest().encode() != checksum:
+                raise ValueError("checksum mismatch")
+            entry = json.loads(body)
+        except FileNotFoundError:
+            return False
+        except (OSError, ValueError) as exc:
+            logging.getLogger("mkdocs.plugins.numbook").info("numbook: damaged render cache %s (%s); converting", path, exc)
+            return False
+        if entry.get("format") != FORMAT_VERSION or entry.get("key") != key:
+            return False
+        if any(_sha256(p) != digest for p, digest in entry["reads"].items()):
+            return False
+        if any(_describe(files.get_file_from_path(p)) != found for p, found in entry["lookups"].items()):
+            return False
+        page.content = entry["content"]
+        page.toc = get_toc(entry["toc_tokens"])
+        page._title_from_render = entry["title"]
+        page.present_anchor_ids = set(entry["anchors"])
+        if entry["links_to_anchors"] is not None:
+            page.links_to_anchors = {files.get_file_from_path(k): v for k, v in entry["links_to_anchors"].items()}
+        for name, level, message in entry["messages"]:
+            logging.getLogger(name).log(level, "%s", message)
+        return True
+
+    def _convert_and_store(self, page: Any, config: Any, files: Files, key: str, original: Any) -> None:
+        lookups = _LookupRecorder(files)
+        messages = _Messages()
+        loggers = [logging.getLogger("mkdocs"), logging.getLogger()]
+        for logger in loggers:
+            logger.addHandler(messages)
+        reads: set[str] = set()
+        _Reads.active = reads
+        try:
+            original(config, lookups)
+        finally:
+            _Reads.active = None
+            for logger in loggers:
+                logger.removeHandler(messages)
+        if page.links_to_anchors is not None:  # MkDocs keyed them by the File objects it found
+            links = {f.src_uri: v for f, v in page.links_to_anchors.items()}
+        else:
+            links = None
+        seen = {id(r): r for r in messages.records}  # a record may reach both handlers
+        entry = {
+            "format": FORMAT_VERSION,
+            "key": key,
+            "content": page.content,
+            "toc_tokens": _toc_tokens(page.toc),
+            "title": page._title_from_render,
+            "anchors": sorted(page.present_anchor_ids or ()),
+            "links_to_anchors": links,
+            "messages": [[r.name, r.levelno, r.getMessage()] for r in seen.values()],
+            "reads": {p: _sha256(p) for p in sorted(reads)},
+            "lookups": lookups.found,
+        }
+        self._write(self._path(page), entry)
+
+    def _write(self, path: str, entry: dict[str, Any]) -> None:
+        os.makedirs(self.directory, exist_ok=True)
+        body = json.dumps(entry, sort_keys=True).encode()
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+
+def _toc_tokens(items: Any) -> list[dict[str, Any]]:
+    """The tokens `get_toc` makes ``page.toc`` from, back from the table it made."""
+    return [{"name": a.title, "id": a.id, "level": a.level, "children": _toc_tokens(a.children)} for a in items]

@@ -2,17 +2,20 @@
 
 Starts the real `mkdocs serve` on a copy of the book (the book's own files are never touched),
 then, several times over, saves one kind of edit and polls the served page over HTTP until the
-edit shows:
-  prose          one sentence of a chapter changed (no block runs)
-  code           a block added to the chapter (the chapter runs again)
+edit shows. Every edit is made in the middle of the chapter (before the section heading nearest
+its middle line), by default the book's heaviest page:
+  prose          a sentence there changed (no block runs)
+  code           a block added there (the blocks from there on run again)
   engine         a comment added to an engine module (the pages that import it run again)
-  error appears  a block that raises added to the chapter (its box shows on the page)
+  error appears  a block that raises added there (its box shows on the page)
   error clears   that block fixed (the box is gone, the block's output shows)
 Reports, for each, the median and range of the wall time from saving to seeing, and of the CPU
 time the serve process and its page workers used meanwhile (less disturbed than wall time when
 the machine is shared), with the number of pages each rebuild executed.
 
-Usage: uv run python benchmarks/serve_bench.py [--runs 5]
+Usage: uv run python benchmarks/serve_bench.py [--runs 5] [--chapter docs/part3-decoder.md]
+                                               [--engine src/tinyformer/models/decoder_stack.py]
+                                               [--root CHECKOUT]  (another checkout of the book)
 """
 
 from __future__ import annotations
@@ -33,9 +36,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHAPTER, CHAPTER_URL = "docs/part2-one-head.md", "/part2-one-head/"
-ENGINE = "src/tinyformer/models/onehead.py"
-SENTENCE = re.compile(r"Attention removes both limits( \(edit \d+\))?")
+CHAPTER = "docs/part3-decoder.md"  # the page whose blocks use the most CPU time
+ENGINE = "src/tinyformer/models/decoder_stack.py"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -79,20 +81,39 @@ class Server:
         self.process.wait(timeout=60)
 
 
+def middle(text: str) -> tuple[int, int]:
+    """(offset of the section heading nearest the middle line, offset of the first sentence of
+    prose after it): where the edits go."""
+    lines = text.split("\n")
+    headings = [i for i, line in enumerate(lines) if line.startswith("## ")]
+    at = min(headings, key=lambda i: abs(i - len(lines) // 2))
+    prose = next(i for i in range(at + 1, len(lines)) if re.match(r"[A-Z][a-z]+ [a-z]", lines[i]))
+    offset = lambda i: sum(len(line) + 1 for line in lines[:i])  # noqa: E731
+    return offset(at), offset(prose)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--chapter", default=CHAPTER)
+    parser.add_argument("--engine", default=ENGINE)
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose book to serve")
     args = parser.parse_args()
+    chapter_url = "/" + Path(args.chapter).stem + "/"
 
     with tempfile.TemporaryDirectory(prefix="serve-bench-") as tmp:
         root = Path(tmp)
         for name in ("docs", "overrides", "src"):
-            shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(args.root / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
         # pyproject: the engine wheel's version and NumPy requirement; CITATION.cff: numbook-cite
         for name in ("mkdocs.yml", "pyproject.toml", "CITATION.cff"):
-            shutil.copy(ROOT / name, root / name)
-        chapter, engine = root / CHAPTER, root / ENGINE
+            shutil.copy(args.root / name, root / name)
+        chapter, engine = root / args.chapter, root / args.engine
         original, engine_source = chapter.read_text(), engine.read_text()
+        heading = middle(original)[0]
+
+        def insert(block: str) -> str:
+            return original[:heading] + block.lstrip("\n") + "\n" + original[heading:]
 
         server = Server(root)
         start = time.monotonic()
@@ -103,28 +124,31 @@ def main() -> None:
         def measure(kind: str, save: Callable[[], None], seen: Callable[[str], bool]) -> None:
             cpu, start, logged = server.cpu(), time.monotonic(), len(server.log.read_text())
             save()
-            server.wait(CHAPTER_URL, seen)
+            server.wait(chapter_url, seen)
             if kind == "engine":  # the page looks the same: wait for the rebuild to finish
                 while "Reloading browsers" not in server.log.read_text()[logged:]:
                     time.sleep(0.05)
             wall, used = time.monotonic() - start, server.cpu() - cpu
-            executed = re.findall(r"numbook: (\d+) pages executed", server.log.read_text()[logged:])
+            executed = re.findall(r"numbook: (\d+) pages executed, \d+ from cache(?: \((.*) from block (\d+))?",
+                                  server.log.read_text()[logged:])
+            executed = [n + (f" ({page} from block {block})" if block else "") for n, page, block in executed]
             results.setdefault(kind, []).append((wall, used))
             print(f"{kind:14} {wall:6.2f} s wall {used:6.2f} s CPU   pages executed: {', '.join(executed)}")
             time.sleep(1)  # let the browser-reload poll settle before the next save
 
         for n in range(args.runs):
-            current = chapter.read_text()
             code = f'\n```python exec\nprint("new", "block", {n})\n```\n'
             failing = f'\n```python exec\nraise ValueError("edit {n}")\n```\n'
             fixed = f'\n```python exec\nprint("fixed", "{n}")\n```\n'
-            measure("prose", lambda: chapter.write_text(SENTENCE.sub(f"Attention removes both limits (edit {n})", current)),
-                    lambda page: f"(edit {n})" in page)
-            measure("code", lambda: chapter.write_text(original + code), lambda page: f"new block {n}" in page)
+            current = chapter.read_text()  # prose only: the blocks stay as they are
+            at = middle(current)[1]
+            edited = current[:at] + f"(edit {n}) " + current[at:]
+            measure("prose", lambda: chapter.write_text(edited), lambda page: f"(edit {n})" in page)
+            measure("code", lambda: chapter.write_text(insert(code)), lambda page: f"new block {n}" in page)
             measure("engine", lambda: engine.write_text(engine_source + f"\n# edit {n}\n"), lambda page: True)
-            measure("error appears", lambda: chapter.write_text(original + failing),
+            measure("error appears", lambda: chapter.write_text(insert(failing)),
                     lambda page: f"ValueError: edit {n}" in page and "numbook-error" in page)
-            measure("error clears", lambda: chapter.write_text(original + fixed),
+            measure("error clears", lambda: chapter.write_text(insert(fixed)),
                     lambda page: f"fixed {n}" in page and "numbook-error" not in page)
         server.stop()
 

@@ -470,7 +470,7 @@ def collisions(fig: Figure, *, backgrounds: AbstractCollection[str] | None = Non
     whose figures flip to a dark page needs one that flips with it); None: any opaque colour.
     """
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-    canvas.draw()
+    fig.draw_without_rendering()  # everything placed, no pixels drawn
     renderer = canvas.get_renderer()
     tol = renderer.points_to_pixels(TOLERANCE_PT)
     px_to_pt = 72.0 / fig.dpi

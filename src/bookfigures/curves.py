@@ -91,7 +91,11 @@ def line_chart(x: object, series: Mapping[str, object], *, logy: bool = False, l
     ax.set_ylabel(plain(ylabel))
     name_x = x_header or xlabel
     legend_title = " → ".join(f"{plain(name_x)} = {_thousands(float(at), 0)}" for at in marks) if marks else None
-    _clear_legend(fig, ax, legend_loc, title=legend_title, width=width)
+    # the same chart again (a switch's versions differ only in what is drawn on it afterwards)
+    # has the same clear corner: look for it once
+    drawn = repr((xs.tolist(), [(labels[n], y.tolist()) for n, y in ys.items()], logy, logx, ylim,
+                  legend_loc, legend_title, width, fig.get_figheight(), plain(xlabel), plain(ylabel)))
+    _clear_legend(fig, ax, legend_loc, title=legend_title, width=width, known=drawn)
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
     rows = [[_int_if_whole(xs[i]), *(_int_if_whole(y[i]) for y in ys.values())] for i in range(xs.size)]
@@ -108,20 +112,34 @@ def cost_curves(n: object, series: Mapping[str, object], *, logy: bool = False, 
                       x_header="n", marks=marks)
 
 
-def _clear_legend(fig: Figure, ax, loc: str, *, title: str | None = None, width: float = PHONE_WIDTH_IN) -> None:
+#: The corner `_clear_legend` found for a chart it has placed a legend on (None: below the axes).
+_CLEAR_CORNER: dict[str, str | None] = {}
+
+
+def _clear_legend(fig: Figure, ax, loc: str, *, title: str | None = None, width: float = PHONE_WIDTH_IN,
+                  known: str | None = None) -> None:
     """The axes' legend where nothing lies under it: at `loc`, else another corner, else below
-    the axes (the figure grows to hold it), one entry per line, each line within `width`."""
+    the axes (the figure grows to hold it), one entry per line, each line within `width`.
+
+    `known` describes everything drawn so far: a chart described alike before gets the place
+    found then, without drawing the figure once per corner again."""
     from .collisions import clear_of_everything
 
     handles, labels = ax.get_legend_handles_labels()
     corners = list(dict.fromkeys([loc, "upper left", "upper right", "lower right", "lower left"]))
+    if known is not None and known in _CLEAR_CORNER:
+        corners = [c for c in [_CLEAR_CORNER[known]] if c is not None]
     for corner in corners:
         if title is not None:
             break  # a legend that carries values is read with the chart, below it
         leg = ax.legend(handles, labels, loc=corner, fontsize=10)
-        if clear_of_everything(fig, leg):
+        if (known is not None and known in _CLEAR_CORNER) or clear_of_everything(fig, leg):
+            if known is not None:
+                _CLEAR_CORNER[known] = corner
             return
         leg.remove()
+    if known is not None:
+        _CLEAR_CORNER[known] = None
     room = width - 0.55  # the handle and the padding
     labels = [_two_lines_if_wide(lab, room) for lab in labels]
     lines = sum(lab.count("\n") + 1 for lab in labels) + (1 if title else 0)

@@ -13,6 +13,7 @@ A host (the MkDocs plugin, or another site generator's adapter) does three thing
 from __future__ import annotations
 
 import dataclasses
+import functools
 import html
 import logging
 import os
@@ -113,11 +114,17 @@ class _Page:
         return page_heading(settings.heading_format, settings.page_label, self.number, self.title)
 
 
+#: Parsing is a pure function of the text: under `mkdocs serve` each save parses only the
+#: pages that changed (nothing downstream changes a ParsedPage).
+_parse_page = functools.lru_cache(maxsize=256)(parse_page)
+
+
 class Book:
     """One build's worth of pages; create a new one for each build."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, checkpoints: Any = None) -> None:
         self.settings = settings
+        self.checkpoints = checkpoints  # numbook.pool.Checkpoints under `mkdocs serve`, kept between builds
         self.pages: dict[str, _Page] = {}
         self.figures: dict[str, FigureInfo] = {}
         self.first_section: dict[str, int] = {}  # src_uri -> number of its first ## section
@@ -162,7 +169,7 @@ class Book:
             body, meta, offset = split_front_matter(page.source.replace("\r\n", "\n"))
             display = self._display_path(page.src_uri)
             number, title, prefix = (meta.get(k) for k in ("number", "title", "figure_prefix"))
-            parsed = parse_page(body, display, offset)
+            parsed = _parse_page(body, display, offset)
             self.pages[page.src_uri] = _Page(
                 page.src_uri, display, body, offset, None if number is None else str(number), parsed,
                 errors=list(parsed.errors), title=None if title is None else str(title),
@@ -299,7 +306,7 @@ class Book:
             from .pool import PagePool, preimport  # (nor multiprocessing)
 
             preimport(s.workers)
-            self._pool = PagePool(jobs, s.workers)
+            self._pool = PagePool(jobs, s.workers, self.checkpoints)
         else:
             self._log_runs()
         return files
@@ -332,7 +339,12 @@ class Book:
         return self._page_files(p, run)
 
     def _log_runs(self) -> None:
-        log.info("numbook: %d pages executed, %d from cache", len(self.executed), len(self.from_cache))
+        resumed = []
+        if self.checkpoints is not None:
+            resumed = [f"{self.display[p]} from block {self.checkpoints.resumed[p] + 1}"
+                       for p in self.executed if self.checkpoints.resumed.get(p)]
+        log.info("numbook: %d pages executed, %d from cache%s", len(self.executed), len(self.from_cache),
+                 f" ({', '.join(resumed)}: the blocks before were kept)" if resumed else "")
 
     def _page_files(self, p: _Page, run: PageRun) -> list[GeneratedFile]:
         """The files one page's outputs publish (a path another page wrote is an error)."""

@@ -111,6 +111,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self._pinned_date: str | None = None  # the SOURCE_DATE_EPOCH this build set
         self.nav_titles: dict[str, str] = {}  # src_uri -> title in the navigation, in nav order
         self.memo: RenderMemo | None = None
+        self.checkpoints: Any = None  # numbook.pool.Checkpoints while serving
 
     @property
     def pages_executed(self) -> int:
@@ -124,6 +125,8 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
+        if not self.serving:
+            self.on_shutdown()  # (MkDocs keeps a plugin from one command to the next in a process)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         self._unpin_date()
@@ -187,7 +190,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         if gallery and files.get_file_from_path(gallery) is None:
             raise PluginError(f"numbook: figure_gallery is {gallery!r}, which is not a page of the docs directory")
         settings = self._settings(config)
-        self.book = Book(settings)
+        self.book = Book(settings, self._checkpoints())
         self.memo = None
         if self.config.enabled and self.config.markdown_cache:
             self.memo = RenderMemo(
@@ -204,6 +207,20 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             self._refuse_unexecuted()
         self._publish(generated, files, config)
         return files
+
+    def _checkpoints(self) -> Any:
+        """Kept pages while serving (made once, kept from build to build), else None."""
+        if self.checkpoints is None and self.serving and self.config.enabled and self.config.checkpoint_interval > 0:
+            from .pool import Checkpoints, checkpoints_supported
+
+            if checkpoints_supported():
+                self.checkpoints = Checkpoints(float(self.config.checkpoint_interval))
+        return self.checkpoints
+
+    def on_shutdown(self) -> None:
+        if self.checkpoints is not None:
+            self.checkpoints.close()
+            self.checkpoints = None
 
     def _refuse_unexecuted(self) -> None:
         """A disabled plugin is a prose preview for `mkdocs serve`: a build would publish
@@ -308,6 +325,13 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             self._publish(self.book.collect(), files, config)
             if self.book.errors and self.config.enabled:
                 log_shown_on_page(log, format_errors(self.book.errors))  # serving: once per build
+        if self.memo is not None and getattr(env, "bytecode_cache", False) is None:  # a Jinja environment
+            # the theme's templates compile once, not in every build (Jinja checks their source)
+            from jinja2 import FileSystemBytecodeCache
+
+            directory = os.path.join(self.book.settings.cache_dir, "templates")
+            os.makedirs(directory, exist_ok=True)
+            env.bytecode_cache = FileSystemBytecodeCache(directory)
         return env
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:

@@ -17,22 +17,29 @@ deadline).
 
 from __future__ import annotations
 
+import ctypes
 import gc
+import hashlib
+import linecache
 import multiprocessing
 import math
 import os
 import resource
+import select
+import shutil
 import signal
+import socket
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from .cells import CellError, CodeCell, PageRun
-from .runner import PageJob, execute
+from .cells import CellError, CodeCell, InlineCell, PageRun
+from .runner import PageJob, PageState, execute
 
 
 _BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -94,13 +101,14 @@ def _child(job: PageJob, conn: Connection) -> None:
 @dataclass
 class _Running:
     job: PageJob
-    process: Any
+    process: Any  # a multiprocessing.Process, or the _ChainRunner of a page kept for serve
     conn: Connection
     started: float
     deadline: float  # when to look again whether the page is waiting (the backstop)
     cell: int | None = None
     cpu_mark: float = 0.0  # its CPU time when the backstop last looked
     result: PageRun | None = None
+    chain: _Chain | None = None  # the page's kept processes (`Checkpoints`), if it has them
 
 
 def _cell_line(job: PageJob, index: int | None) -> int:
@@ -110,9 +118,9 @@ def _cell_line(job: PageJob, index: int | None) -> int:
     return 1
 
 
-def run_pages(jobs: Sequence[PageJob], workers: int) -> dict[str, PageRun]:
+def run_pages(jobs: Sequence[PageJob], workers: int, checkpoints: Checkpoints | None = None) -> dict[str, PageRun]:
     """Run every job; returns src_uri -> PageRun (failures carry ``error``)."""
-    pool = PagePool(jobs, workers)
+    pool = PagePool(jobs, workers, checkpoints)
     try:
         pool.wait()
         return pool.take_finished()
@@ -132,8 +140,9 @@ class PagePool:
     which would cost time and touch (copy) their memory pages.
     """
 
-    def __init__(self, jobs: Sequence[PageJob], workers: int) -> None:
+    def __init__(self, jobs: Sequence[PageJob], workers: int, checkpoints: Checkpoints | None = None) -> None:
         self._ctx = multiprocessing.get_context("fork")
+        self._checkpoints = checkpoints
         self._pending = list(jobs)
         self._pages = {job.src_uri for job in jobs}
         self._running: list[_Running] = []
@@ -178,6 +187,9 @@ class PagePool:
         """Stop every page still running (a build that failed elsewhere); forget waiting ones."""
         self._pending.clear()
         for r in list(self._running):
+            if r.chain is not None:
+                self._checkpoints.drop(r.job.src_uri)
+                continue
             r.process.kill()
             r.process.join()
             r.conn.close()
@@ -189,11 +201,15 @@ class PagePool:
             gc.freeze()  # what the host made since the last fork, too
             self._frozen = True
             job = self._pending.pop(0)
+            now = time.monotonic()
+            if self._checkpoints is not None:
+                chain, runner = self._checkpoints.start(job, self._ctx)
+                self._running.append(_Running(job, runner, chain.conn, now, now + job.wall_timeout, chain=chain))
+                continue
             recv, send = self._ctx.Pipe(duplex=False)
             proc = self._ctx.Process(target=_child, args=(job, send), name=f"numbook:{job.src_uri}", daemon=True)
             proc.start()
             send.close()
-            now = time.monotonic()
             self._running.append(_Running(job, proc, recv, now, now + job.wall_timeout))
         if not self.busy:
             self._thaw()
@@ -207,6 +223,9 @@ class PagePool:
         self._results[r.job.src_uri] = run
         self._finished.add(r.job.src_uri)
         self._running.remove(r)
+        if r.chain is not None:  # the page's processes stay, for the next edit
+            self._checkpoints.finished(r.chain, r.job, run)
+            return
         r.conn.close()
         r.process.join(timeout=5)
         if r.process.is_alive():
@@ -223,6 +242,12 @@ class PagePool:
                 return
             if kind == "cell":
                 r.cell = payload
+            elif r.chain is not None and kind in _CHAIN_MESSAGES:
+                if kind == "exited" and payload[0] == r.process.pid:  # it ended without its run
+                    r.process.exitcode = os.waitstatus_to_exitcode(payload[1])
+                    self._finish(r, PageRun(error=self._death(r)))
+                else:
+                    self._checkpoints.note(r, kind, payload)
             elif kind == "done":
                 self._finish(r, payload)
             else:  # crash inside numbook itself
@@ -259,6 +284,8 @@ class PagePool:
                 continue
             r.process.kill()
             r.process.join()
+            if r.chain is not None:
+                self._checkpoints.drop(r.job.src_uri)
             used = f"used only {cpu - r.cpu_mark:.1f} s of CPU time" if cpu is not None else "did not finish"
             err = CellError(
                 r.job.display_path,
@@ -286,3 +313,294 @@ def _cpu_seconds(pid: int) -> float | None:
     except (OSError, ValueError, IndexError):
         return None
 
+
+
+# ---------------------------------------------------------------------------------------
+# Checkpoints: `mkdocs serve` runs an edited page from its last unchanged state
+
+#: Messages only the processes of a kept page send (besides "cell", "done", "crash").
+_CHAIN_MESSAGES = {"checkpoint", "runner", "exited"}
+#: At most this many kept states per page (each is a process, mostly sharing its memory).
+MAX_CHECKPOINTS = 16
+
+
+def checkpoints_supported() -> bool:
+    """Kept pages need fork and a child that ends with its parent (Linux's prctl)."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+def _end_with_parent() -> None:
+    """Have the kernel send this process SIGTERM when its parent ends (Linux)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def _own_cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def _cell_text(cell: CodeCell | InlineCell) -> tuple:
+    """What of a cell decides what it does (not where it stands in the file)."""
+    if isinstance(cell, CodeCell):
+        return ("code", cell.code, replace(cell.options, kind=""))
+    return ("inline", cell.expr)
+
+
+def unchanged_prefix(old: PageJob, new: PageJob) -> int:
+    """How many cells at the start of ``new`` are those of ``old``."""
+    n = 0
+    for a, b in zip(old.cells, new.cells):
+        if _cell_text(a) != _cell_text(b):
+            break
+        n += 1
+    return n
+
+
+class _Keeper:
+    """The checkpoints of one page, inside the processes that run it.
+
+    At a checkpoint the running process forks: the child goes on with the page, the parent
+    stays behind as the page's state before that cell, listening on a Unix socket. Asked to
+    resume with an edited page, it ends the processes after it (its child ends its own, and
+    so on) and forks a new child, which runs the edited page's cells from there. Each
+    process ends when its parent does (SIGTERM), so ending the first ends them all.
+    """
+
+    def __init__(self, conn: Connection, directory: str, interval: float, tag: str) -> None:
+        self.conn, self.directory, self.interval, self.tag = conn, directory, interval, tag
+        self.count = 0
+        self.cpu_before = 0.0  # CPU time the page used before this process began
+        self.child: int | None = None
+        self.sock: socket.socket | None = None
+
+    def checkpoint(self, job: PageJob, position: int, state: PageState) -> PageJob:
+        used = _own_cpu()
+        if self.cpu_before + used > job.timeout:  # the kernel's limit is this process's, in whole seconds
+            os.kill(os.getpid(), signal.SIGXCPU)
+        if position > 0 and (used < self.interval or self.count >= MAX_CHECKPOINTS):
+            return job
+        self.cpu_before += used
+        self.count += 1
+        path = os.path.join(self.directory, f"{self.tag}-{position}.sock")
+        if os.path.exists(path):
+            os.unlink(path)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        self.sock.listen(4)
+        self.conn.send(("checkpoint", (position, path)))
+        signal.signal(signal.SIGTERM, self._end)
+        edited = job
+        while True:
+            pid = os.fork()
+            if pid == 0:
+                return self._go_on(job, edited, state)
+            self.child = pid
+            edited = self._wait()
+
+    def _go_on(self, job: PageJob, edited: PageJob, state: PageState) -> PageJob:
+        """In the new child: the running page, from this checkpoint on."""
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        _end_with_parent()
+        self.sock.close()
+        self.sock, self.child = None, None
+        _limit_cpu(max(1.0, edited.timeout - self.cpu_before))
+        if edited is not job:
+            lines = edited.source.splitlines(True)
+            linecache.cache[edited.display_path] = (len(edited.source), None, lines, edited.display_path)
+            state.run.started = time.monotonic()
+        self.conn.send(("runner", os.getpid()))
+        return edited
+
+    def _wait(self) -> PageJob:
+        """As the page's state at this checkpoint: wait to be resumed; return the edited job."""
+        while True:
+            ready, _, _ = select.select([self.sock], [], [], 0.2)
+            if self.child is not None:
+                pid, status = os.waitpid(self.child, os.WNOHANG)
+                if pid:
+                    self.conn.send(("exited", (pid, status)))
+                    self.child = None
+            if ready:
+                client, _ = self.sock.accept()
+                with Connection(client.detach()) as request:
+                    edited = request.recv()
+                self._end_child()
+                return edited
+
+    def _end_child(self) -> None:
+        if self.child is not None:
+            try:
+                os.kill(self.child, signal.SIGTERM)
+                os.waitpid(self.child, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            self.child = None
+
+    def _end(self, signum: int, frame: Any) -> None:
+        self._end_child()
+        if self.sock is not None:
+            try:
+                os.unlink(self.sock.getsockname())
+            except OSError:
+                pass
+        os._exit(0)
+
+
+def _kept_child(job: PageJob, conn: Connection, directory: str, interval: float, tag: str) -> None:
+    """The first process of a kept page: its state before the first cell is the first checkpoint."""
+    _end_with_parent()
+    _limit_cpu(job.timeout)
+    first = os.getpid()
+    keeper = _Keeper(conn, directory, interval, tag)
+    try:
+        run = execute(job, progress=lambda i: conn.send(("cell", i)), checkpoint=keeper.checkpoint)
+        conn.send(("done", run))
+    except BaseException:  # noqa: BLE001 - a crash must reach the parent as a message
+        try:
+            conn.send(("crash", traceback.format_exc()))
+        except Exception:  # noqa: BLE001
+            pass
+    if os.getpid() != first:
+        os._exit(0)  # a forked runner: no multiprocessing clean-up of its parent's children
+
+
+@dataclass
+class _ChainRunner:
+    """The process running a kept page now (a grandchild of the host; its parent reaps it)."""
+
+    pid: int
+    exitcode: int | None = None
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def join(self, timeout: float | None = None) -> None:
+        pass
+
+    def is_alive(self) -> bool:
+        return False
+
+
+@dataclass
+class _Chain:
+    first: Any  # the multiprocessing.Process holding the state before the first cell
+    conn: Connection  # what every process of the page sends
+    job: PageJob  # the job last run
+    deps: dict[str, str] | None = None  # the files that run depended on, with their sha256
+    points: dict[int, str] = field(default_factory=dict)  # position -> socket of a kept state
+
+
+class Checkpoints:
+    """Pages kept alive between the builds of `mkdocs serve`, each as processes holding its
+    state before some of its cells (one every ``interval`` seconds of CPU time at most).
+
+    An edited page runs from the last state before its first changed cell, when every file
+    its last run depended on is unchanged and it runs under the same settings; otherwise it
+    runs from the start, as in a build. Same outputs either way: the state at a checkpoint is
+    the very state a run from the start has there.
+    """
+
+    def __init__(self, interval: float) -> None:
+        self.interval = interval
+        self.directory = tempfile.mkdtemp(prefix="numbook-")
+        self.chains: dict[str, _Chain] = {}
+        self.resumed: dict[str, int] = {}  # page -> the position its last run started from
+
+    def start(self, job: PageJob, ctx: Any) -> tuple[_Chain, _ChainRunner]:
+        """Start ``job``: from a kept state when one fits, else in a new kept page."""
+        chain = self.chains.get(job.src_uri)
+        position = self._resume_point(chain, job) if chain is not None else None
+        if chain is not None and position is not None:
+            self._drain(chain)
+            try:
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+                    client.connect(chain.points[position])
+                    with Connection(client.detach()) as request:
+                        request.send(job)
+            except OSError:
+                position = None
+        if chain is not None and position is not None:
+            chain.points = {p: path for p, path in chain.points.items() if p <= position}
+            self.resumed[job.src_uri] = position
+            return chain, self._runner(chain)
+        self.drop(job.src_uri)
+        recv, send = ctx.Pipe(duplex=False)
+        tag = hashlib.sha256(job.src_uri.encode()).hexdigest()[:12]
+        first = ctx.Process(target=_kept_child, args=(job, send, self.directory, self.interval, tag),
+                            name=f"numbook:{job.src_uri}", daemon=True)
+        first.start()
+        send.close()
+        chain = self.chains[job.src_uri] = _Chain(first, recv, job)
+        self.resumed[job.src_uri] = 0
+        return chain, _ChainRunner(first.pid)  # until its first checkpoint hands the page on
+
+    def _runner(self, chain: _Chain) -> _ChainRunner:
+        """The process a resumed state forked to run the edited page (its first message)."""
+        while True:
+            kind, payload = chain.conn.recv()
+            if kind == "runner":
+                return _ChainRunner(payload)
+            self.note_chain(chain, kind, payload)
+
+    def _resume_point(self, chain: _Chain, job: PageJob) -> int | None:
+        if not chain.first.is_alive() or chain.deps is None:
+            return None
+        if replace(chain.job, cells=(), source="") != replace(job, cells=(), source=""):
+            return None  # other settings or limits
+        for dep, digest in chain.deps.items():
+            try:
+                with open(os.path.join(job.root, dep), "rb") as f:
+                    if hashlib.sha256(f.read()).hexdigest() != digest:
+                        return None
+            except OSError:
+                return None
+        prefix = unchanged_prefix(chain.job, job)
+        usable = [p for p in chain.points if p <= prefix]
+        return max(usable) if usable else None
+
+    def _drain(self, chain: _Chain) -> None:
+        """Read what the page's processes sent since its last run ended."""
+        while chain.conn.poll():
+            kind, payload = chain.conn.recv()
+            self.note_chain(chain, kind, payload)
+
+    def note(self, r: Any, kind: str, payload: Any) -> None:
+        """A message from a running kept page."""
+        if kind == "runner":
+            r.process.pid, r.cpu_mark = payload, 0.0
+        else:
+            self.note_chain(r.chain, kind, payload)
+
+    @staticmethod
+    def note_chain(chain: _Chain, kind: str, payload: Any) -> None:
+        if kind == "checkpoint":
+            position, path = payload
+            chain.points[position] = path
+
+    def finished(self, chain: _Chain, job: PageJob, run: PageRun) -> None:
+        """A kept page's run ended: a run that did not end in a block (a crash, a limit) ends
+        the page's processes."""
+        if run.error is not None and not run.outputs:
+            self.drop(job.src_uri)
+            return
+        chain.job, chain.deps = job, run.deps
+
+    def drop(self, src_uri: str) -> None:
+        """End a kept page's processes (ending the first ends the others)."""
+        chain = self.chains.pop(src_uri, None)
+        if chain is None:
+            return
+        chain.first.terminate()
+        chain.first.join(timeout=10)
+        if chain.first.is_alive():
+            chain.first.kill()
+            chain.first.join()
+        chain.conn.close()
+
+    def close(self) -> None:
+        for src_uri in list(self.chains):
+            self.drop(src_uri)
+        shutil.rmtree(self.directory, ignore_errors=True)

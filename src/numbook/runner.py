@@ -339,13 +339,45 @@ def _collect_figure(
             sys.modules["matplotlib.pyplot"].close("all")
 
 
-def execute(job: PageJob, progress: Callable[[int], None] = lambda i: None) -> PageRun:
+@dataclass
+class PageState:
+    """A page part-way through its run: what a later block can see of the earlier ones."""
+
+    run: PageRun
+    namespace: dict[str, Any]
+    exports: set[str]
+    opened: set[str]  # project files the page opened (the audit hook fills it)
+
+
+#: Called before each cell with the job, the position of the cell about to run and the state:
+#: returns the job to go on with (a checkpoint that was resumed with an edited page returns it).
+Checkpoint = Callable[[PageJob, int, PageState], PageJob]
+
+
+def execute(
+    job: PageJob, progress: Callable[[int], None] = lambda i: None, checkpoint: Checkpoint | None = None
+) -> PageRun:
     """Run the page's cells; stop at the first failure (later cells depend on earlier ones)."""
     opened = prepare_process(job)
-    run = PageRun(started=time.monotonic())
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": job.display_path, "__builtins__": builtins}
-    exports: set[str] = set()
-    for cell in job.cells:
+    state = PageState(PageRun(started=time.monotonic()), namespace, set(), opened)
+    return run_cells(job, state, 0, progress, checkpoint)
+
+
+def run_cells(
+    job: PageJob,
+    state: PageState,
+    position: int,
+    progress: Callable[[int], None] = lambda i: None,
+    checkpoint: Checkpoint | None = None,
+) -> PageRun:
+    """Run ``job.cells[position:]`` on ``state`` (the earlier cells ran already)."""
+    run, namespace, exports = state.run, state.namespace, state.exports
+    while position < len(job.cells):
+        if checkpoint is not None:
+            job = checkpoint(job, position, state)
+        cell = job.cells[position]
+        position += 1
         progress(cell.index)
         rec = record.Recorder(exports=exports)
         record.current = rec
@@ -384,6 +416,6 @@ def execute(job: PageJob, progress: Callable[[int], None] = lambda i: None) -> P
             run.outputs.append(out)  # keep what the failing block printed, for the error view
             break
         run.outputs.append(out)
-    run.deps = _dependencies(job, opened)
+    run.deps = _dependencies(job, state.opened)
     run.finished = time.monotonic()
     return run

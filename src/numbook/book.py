@@ -300,6 +300,7 @@ class Book:
                     wall_timeout=s.wall_timeout or WALL_FACTOR * cpu_limit,
                     link_packages=tuple(s.link_packages),
                     figure_check=s.figure_check,
+                    figures_aside=True,
                 )
             )
         if jobs:

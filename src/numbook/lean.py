@@ -251,6 +251,10 @@ def number_tables(html_text: str) -> str:
     return _BARE_TABLE.sub(lambda m: f'<table data-numbook-table="{next(count)}">', html_text)
 
 
+#: (content, options) -> lean content, for the last pages made lean in this process.
+_LEAN: dict[tuple[str, str], str] = {}
+
+
 class LeanPlugin(BasePlugin[LeanConfig]):
     """Remove markup that changes nothing the reader sees; give tables a steady box; hold
     back the content of folds until they are opened."""
@@ -296,17 +300,27 @@ class LeanPlugin(BasePlugin[LeanConfig]):
     # data tables in at -50).
     @event_priority(-100)
     def _make_lean(self, context, *, page, config, nav):
-        if page.content is None:
-            return context
-        html_text = unwrap_plain_tokens(page.content, self.config.plain_classes)
-        if self.config.focusable_code:
-            html_text = _CODE_IN_PRE.sub(r'\1<code tabindex="0"', html_text)
-        if self.config.table_class:
-            html_text = wrap_tables(html_text, self.config.table_class, self.config.first_screen_chars)
-        if self.config.eager_first_screen:
-            html_text = eager_first_screen(html_text, self.config.first_screen_chars)
-        page.content = number_tables(fold_details(html_text, self.config.fold_classes))
+        if page.content is not None:
+            page.content = self.lean(page.content)
         return context
+
+    def lean(self, html_text: str) -> str:
+        """The page's content made lean (the same content gives the same result: under `mkdocs
+        serve` only the pages that changed are worked on again)."""
+        key = (html_text, repr(dict(self.config)))
+        if key not in _LEAN:
+            original = html_text
+            html_text = unwrap_plain_tokens(html_text, self.config.plain_classes)
+            if self.config.focusable_code:
+                html_text = _CODE_IN_PRE.sub(r'\1<code tabindex="0"', html_text)
+            if self.config.table_class:
+                html_text = wrap_tables(html_text, self.config.table_class, self.config.first_screen_chars)
+            if self.config.eager_first_screen:
+                html_text = eager_first_screen(html_text, self.config.first_screen_chars)
+            if len(_LEAN) >= 64:
+                _LEAN.pop(next(iter(_LEAN)))
+            _LEAN[(original, key[1])] = number_tables(fold_details(html_text, self.config.fold_classes))
+        return _LEAN[key]
 
     on_page_context = CombinedEvent(_before_search, _after_search, _make_lean)
 

@@ -372,12 +372,18 @@ class _Keeper:
         self.cpu_before = 0.0  # CPU time the page used before this process began
         self.child: int | None = None
         self.sock: socket.socket | None = None
+        self.edited_at: int | None = None  # the first changed cell of the page being resumed
 
     def checkpoint(self, job: PageJob, position: int, state: PageState) -> PageJob:
         used = _own_cpu()
         if self.cpu_before + used > job.timeout:  # the kernel's limit is this process's, in whole seconds
             os.kill(os.getpid(), signal.SIGXCPU)
-        if position > 0 and (used < self.interval or self.count >= MAX_CHECKPOINTS):
+        # the author is working on the cell edited last: the next edit will resume right there
+        at_edit = position == self.edited_at
+        if position > 0 and not at_edit and (used < self.interval or self.count >= MAX_CHECKPOINTS):
+            return job
+        state.settle(job)  # a kept state holds every output before it
+        if state.run.error is not None:
             return job
         self.cpu_before += used
         self.count += 1
@@ -389,13 +395,13 @@ class _Keeper:
         self.sock.listen(4)
         self.conn.send(("checkpoint", (position, path)))
         signal.signal(signal.SIGTERM, self._end)
-        edited = job
+        edited, self.edited_at = job, None
         while True:
             pid = os.fork()
             if pid == 0:
                 return self._go_on(job, edited, state)
             self.child = pid
-            edited = self._wait()
+            edited, self.edited_at = self._wait()
 
     def _go_on(self, job: PageJob, edited: PageJob, state: PageState) -> PageJob:
         """In the new child: the running page, from this checkpoint on."""
@@ -411,8 +417,9 @@ class _Keeper:
         self.conn.send(("runner", os.getpid()))
         return edited
 
-    def _wait(self) -> PageJob:
-        """As the page's state at this checkpoint: wait to be resumed; return the edited job."""
+    def _wait(self) -> tuple[PageJob, int]:
+        """As the page's state at this checkpoint: wait to be resumed; return the edited job and
+        the position of its first changed cell."""
         while True:
             ready, _, _ = select.select([self.sock], [], [], 0.2)
             if self.child is not None:
@@ -423,9 +430,9 @@ class _Keeper:
             if ready:
                 client, _ = self.sock.accept()
                 with Connection(client.detach()) as request:
-                    edited = request.recv()
+                    edited, edited_at = request.recv()
                 self._end_child()
-                return edited
+                return edited, edited_at
 
     def _end_child(self) -> None:
         if self.child is not None:
@@ -519,7 +526,7 @@ class Checkpoints:
                 with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
                     client.connect(chain.points[position])
                     with Connection(client.detach()) as request:
-                        request.send(job)
+                        request.send((job, unchanged_prefix(chain.job, job)))
             except OSError:
                 position = None
         if chain is not None and position is not None:

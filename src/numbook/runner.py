@@ -20,6 +20,7 @@ import importlib.machinery
 import io
 import linecache
 import os
+import pickle
 import sys
 import time
 import traceback
@@ -53,6 +54,7 @@ class PageJob:
     wall_timeout: float  # seconds of wall-clock time: the backstop for a page that waits
     link_packages: tuple[str, ...] = ()  # a block's calls into these get "source" links
     figure_check: str | None = None  # "module:function" called on every figure made (config.py)
+    figures_aside: bool = False  # draw and check each figure in a forked process (`FiguresAside`)
 
 
 def _under(path: str, dirs: Sequence[str]) -> bool:
@@ -278,17 +280,21 @@ def _block_figures(value: Any) -> list[Any]:
     return figs
 
 
+def _load_check(spec: str) -> Callable[[Any, str], Any]:
+    module_name, _, attr = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise _BlockProblem(f"figure_check {spec!r} cannot be loaded: {exc}") from None
+
+
 def _check_figures(spec: str, fig_id: str, figures: Sequence[tuple[str, Any]]) -> None:
     """Run the ``figure_check`` on each figure of a block; its first failure stops the page.
 
     The check's module is imported here, in the page's process, so the page depends on it
     like on any module its blocks import (the cache re-runs the page when it changes).
     """
-    module_name, _, attr = spec.partition(":")
-    try:
-        check = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise _BlockProblem(f"figure_check {spec!r} cannot be loaded: {exc}") from None
+    check = _load_check(spec)
     for suffix, fig in figures:
         name = f"{fig_id}.{suffix}" if suffix else fig_id
         try:
@@ -300,8 +306,11 @@ def _check_figures(spec: str, fig_id: str, figures: Sequence[tuple[str, Any]]) -
 
 
 def _collect_figure(
-    cell: CodeCell, rec: record.Recorder, value: Any, job: PageJob, namespace: dict[str, Any]
+    cell: CodeCell, rec: record.Recorder, value: Any, job: PageJob, namespace: dict[str, Any],
+    aside: FiguresAside | None = None, out: CellOutput | None = None,
 ) -> Any:
+    """The block's figure, drawn and checked; with ``aside``, that work goes to a forked
+    process while the page goes on, and the figure is set on ``out`` when it is settled."""
     figs = [f for f in _block_figures(value) if f is value or not any(f is v for v in rec.variant_figures)]
     try:
         if cell.options.figure:
@@ -315,13 +324,22 @@ def _collect_figure(
                 caption=_fill(str(cell.options.caption), "caption", cell, job, namespace),
                 alt=_fill(str(cell.options.alt), "alt", cell, job, namespace),
             )
-            try:
-                output = figure_output(figs[0], options, rec.figure_data, rec.variants, rec.narrow_svg)
-            except ValueError as exc:
-                raise _BlockProblem(str(exc)) from None
-            if job.figure_check:  # after saving: whatever it does to a figure cannot change its files
-                _check_figures(job.figure_check, str(cell.options.figure), [("", figs[0]), *rec.other_figures])
-            return output
+
+            def finish() -> Any:
+                try:
+                    output = figure_output(figs[0], options, rec.figure_data, rec.variants, rec.narrow_svg)
+                except ValueError as exc:
+                    raise _BlockProblem(str(exc)) from None
+                if job.figure_check:  # after saving: whatever it does to a figure cannot change its files
+                    _check_figures(job.figure_check, str(cell.options.figure), [("", figs[0]), *rec.other_figures])
+                return output
+
+            if aside is not None and out is not None:
+                if job.figure_check:
+                    _load_check(job.figure_check)  # imported here too: the page depends on it
+                aside.start(cell, out, finish)
+                return None
+            return finish()
         if rec.variants:
             raise _BlockProblem("variant() called in a block that has no figure option")
         if rec.narrow_svg is not None:
@@ -347,6 +365,12 @@ class PageState:
     namespace: dict[str, Any]
     exports: set[str]
     opened: set[str]  # project files the page opened (the audit hook fills it)
+    aside: FiguresAside | None = None  # figures being drawn and checked beside the page
+
+    def settle(self, job: PageJob) -> None:
+        """Wait for the figures drawn aside; the first that failed ends the run at its block."""
+        if self.aside is not None:
+            self.aside.settle(job, self.run)
 
 
 #: Called before each cell with the job, the position of the cell about to run and the state:
@@ -360,7 +384,8 @@ def execute(
     """Run the page's cells; stop at the first failure (later cells depend on earlier ones)."""
     opened = prepare_process(job)
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": job.display_path, "__builtins__": builtins}
-    state = PageState(PageRun(started=time.monotonic()), namespace, set(), opened)
+    aside = FiguresAside() if job.figures_aside and hasattr(os, "fork") else None
+    state = PageState(PageRun(started=time.monotonic()), namespace, set(), opened, aside)
     return run_cells(job, state, 0, progress, checkpoint)
 
 
@@ -376,6 +401,8 @@ def run_cells(
     while position < len(job.cells):
         if checkpoint is not None:
             job = checkpoint(job, position, state)
+            if run.error is not None:  # a figure drawn aside failed (settled for the checkpoint)
+                break
         cell = job.cells[position]
         position += 1
         progress(cell.index)
@@ -390,7 +417,7 @@ def run_cells(
                         value = _run_code(cell, job, namespace)
                 finally:
                     out.stdout = buf.getvalue()
-                out.figure = _collect_figure(cell, rec, value, job, namespace)
+                out.figure = _collect_figure(cell, rec, value, job, namespace, state.aside, out)
                 out.items = rec.items
                 out.sources = called_sources(cell.code, namespace, job.link_packages)
             else:
@@ -416,6 +443,58 @@ def run_cells(
             run.outputs.append(out)  # keep what the failing block printed, for the error view
             break
         run.outputs.append(out)
+    state.settle(job)
     run.deps = _dependencies(job, state.opened)
     run.finished = time.monotonic()
     return run
+
+
+class FiguresAside:
+    """Figures drawn to SVG and checked in forked processes while the page's next blocks run.
+
+    Drawing and checking are most of a figure block's time and change nothing the later blocks
+    see: a child forked at the end of the block has the figure exactly as it was, does that
+    work on another core and sends back the output. The runner settles them in order (before
+    a checkpoint and at the end): the first figure that failed ends the run at its block, as if
+    it had failed in place, and the blocks run after it are dropped.
+    """
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[CodeCell, CellOutput, int, int]] = []  # cell, output, pid, pipe
+
+    def start(self, cell: CodeCell, out: CellOutput, finish: Callable[[], Any]) -> None:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: its result, then out, whatever happens
+            os.close(read)
+            try:
+                result: tuple[str, Any] = ("ok", finish())
+            except _BlockProblem as exc:
+                result = ("problem", str(exc))
+            except BaseException as exc:  # noqa: BLE001 - reported at the block, as in place
+                result = ("raised", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+            with os.fdopen(write, "wb") as f:
+                pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os._exit(0)
+        os.close(write)
+        self.pending.append((cell, out, pid, read))
+
+    def settle(self, job: PageJob, run: PageRun) -> None:
+        pending, self.pending = self.pending, []
+        for k, (cell, out, pid, read) in enumerate(pending):
+            with os.fdopen(read, "rb") as f:
+                data = f.read()
+            os.waitpid(pid, 0)
+            kind, payload = pickle.loads(data) if data else ("raised", "the process drawing the figure died")
+            if kind == "ok":
+                out.figure = payload
+                continue
+            reason = payload if kind == "problem" else f"block raised {payload}"
+            run.error = CellError(job.display_path, cell.fence_line, reason, "", cell.index)
+            out.items, out.sources = [], []
+            del run.outputs[next(i for i, o in enumerate(run.outputs) if o is out) + 1:]
+            for _, _, other, other_read in pending[k + 1:]:
+                os.kill(other, 9)
+                os.waitpid(other, 0)
+                os.close(other_read)
+            return

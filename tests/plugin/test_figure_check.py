@@ -87,3 +87,19 @@ def test_without_the_option_nothing_is_called_and_a_malformed_one_is_refused(mak
     assert "figure_check must look like 'module:function'" in build_error(site)
     site = make_site({"index.md": PAGE}, plugin={"figure_check": "nowhere:check"}, name="missing")
     assert "figure_check 'nowhere:check' cannot be loaded" in build_error(site)
+
+
+def test_a_figure_checked_aside_that_fails_ends_the_page_at_its_block(make_site):
+    """Figures are drawn and checked in a forked process while the next blocks run: a failure
+    still ends the page at the figure's block, and what the blocks after it printed is dropped."""
+    after = '\n```python exec\nprint("after the figure")\n```\n\nThe value is `{py} 6 * 7`.\n'
+    page = PAGE.replace('narrow(line("narrow"))', 'narrow(line("bad narrow"))') + after
+    site = make_site({"index.md": page}, plugin={"figure_check": "figcheck:check"})
+    site.write("src/figcheck.py", CHECK)
+    site.build(serve=True)  # serving: the page shows its error instead of stopping the build
+    main = site.main()
+    assert "bad narrow" in main and "is not allowed" in main
+    assert "after the figure" not in main.replace("print(&quot;after the figure&quot;)", "")  # its output
+    assert "<code>6 * 7</code>" in main  # the inline value after it did not run either
+    plugin = site.build(serve=True)
+    assert plugin.book.errors and plugin.book.errors[0].line == 3

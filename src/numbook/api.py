@@ -154,10 +154,15 @@ def variant(key: str, fig: Any, *, alt: str, caption: str | None = None, narrow:
 
         if any(v["key"] == key for v in rec.variants):
             raise ValueError(f"variant {key!r} given twice for this figure")
-        rec.variants.append(variant_output(str(key), fig, str(alt), None if caption is None else str(caption), narrow))
+        text = None if caption is None else str(caption)
         rec.variant_figures.append(fig)  # left open in pyplot, it is still not "the" figure
-        rec.other_figures.append((str(key), fig))
         if narrow is not None:
             rec.variant_figures.append(narrow)
+        if rec.aside is not None:  # drawn and checked in another process while the block goes on
+            rec.variants.append(rec.aside.variant(str(key), fig, str(alt), text, narrow))
+            return fig
+        rec.variants.append(variant_output(str(key), fig, str(alt), text, narrow))
+        rec.other_figures.append((str(key), fig))
+        if narrow is not None:
             rec.other_figures.append((f"{key}.narrow", narrow))
     return fig

@@ -407,6 +407,8 @@ def run_cells(
         position += 1
         progress(cell.index)
         rec = record.Recorder(exports=exports)
+        if state.aside is not None and isinstance(cell, CodeCell) and cell.options.figure:
+            rec.aside = state.aside.for_block(job, cell)
         record.current = rec
         out = CellOutput(index=cell.index)
         try:
@@ -453,16 +455,48 @@ class FiguresAside:
     """Figures drawn to SVG and checked in forked processes while the page's next blocks run.
 
     Drawing and checking are most of a figure block's time and change nothing the later blocks
-    see: a child forked at the end of the block has the figure exactly as it was, does that
-    work on another core and sends back the output. The runner settles them in order (before
-    a checkpoint and at the end): the first figure that failed ends the run at its block, as if
-    it had failed in place, and the blocks run after it are dropped.
+    see: a child forked when a figure is done (a switch's variant when it is given, the block's
+    figure at its end) has the figure exactly as it was, does that work on another core and
+    sends back the result. The runner settles them in order (before a checkpoint and at the
+    end): the first block whose figure failed ends the run there, as if it had failed in place
+    (its own figure's failure named before its variants'), and the blocks run after it are dropped.
     """
 
     def __init__(self) -> None:
-        self.pending: list[tuple[CodeCell, CellOutput, int, int]] = []  # cell, output, pid, pipe
+        # cell, its output, what the child makes ("figure", or a variant's entry), pid, pipe
+        self.pending: list[tuple[CodeCell, CellOutput | None, Any, int, int]] = []
+        self._block: tuple[PageJob, CodeCell] | None = None
+
+    def for_block(self, job: PageJob, cell: CodeCell) -> FiguresAside:
+        """This aside, for the figure block about to run (its variants go here)."""
+        self._block = (job, cell)
+        return self
+
+    def variant(self, key: str, fig: Any, alt: str, caption: str | None, narrow: Any) -> dict[str, Any]:
+        """A variant's entry now (its data checked in the block), its drawings and check in a child."""
+        from .figures import PENDING, svg_of, variant_output
+
+        job, cell = self._block
+        entry = variant_output(key, fig, alt, caption, narrow, draw=False)
+
+        def finish() -> tuple[str, str | None]:
+            drawn = (svg_of(fig), None if narrow is None else svg_of(narrow))
+            if job.figure_check:
+                figures = [(key, fig)] + ([(f"{key}.narrow", narrow)] if narrow is not None else [])
+                _check_figures(job.figure_check, str(cell.options.figure), figures)
+            return drawn
+
+        if job.figure_check:
+            _load_check(job.figure_check)
+        self._fork(cell, None, entry, finish)
+        assert entry["svg"] == PENDING
+        return entry
 
     def start(self, cell: CodeCell, out: CellOutput, finish: Callable[[], Any]) -> None:
+        """The block's own figure (its output gets it when settled)."""
+        self._fork(cell, out, "figure", finish)
+
+    def _fork(self, cell: CodeCell, out: CellOutput | None, what: Any, finish: Callable[[], Any]) -> None:
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: its result, then out, whatever happens
@@ -477,24 +511,37 @@ class FiguresAside:
                 pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
             os._exit(0)
         os.close(write)
-        self.pending.append((cell, out, pid, read))
+        self.pending.append((cell, out, what, pid, read))
 
     def settle(self, job: PageJob, run: PageRun) -> None:
         pending, self.pending = self.pending, []
-        for k, (cell, out, pid, read) in enumerate(pending):
+        results = []
+        for cell, out, what, pid, read in pending:
             with os.fdopen(read, "rb") as f:
                 data = f.read()
             os.waitpid(pid, 0)
-            kind, payload = pickle.loads(data) if data else ("raised", "the process drawing the figure died")
-            if kind == "ok":
-                out.figure = payload
-                continue
-            reason = payload if kind == "problem" else f"block raised {payload}"
-            run.error = CellError(job.display_path, cell.fence_line, reason, "", cell.index)
-            out.items, out.sources = [], []
-            del run.outputs[next(i for i, o in enumerate(run.outputs) if o is out) + 1:]
-            for _, _, other, other_read in pending[k + 1:]:
-                os.kill(other, 9)
-                os.waitpid(other, 0)
-                os.close(other_read)
-            return
+            results.append((cell, out, what, pickle.loads(data) if data else ("raised", "the drawing process died")))
+        failed_at = run.error.cell if run.error is not None else None  # a block that failed itself
+        for index in dict.fromkeys(cell.index for cell, *_ in results):
+            if failed_at is not None and index >= failed_at:
+                return  # its figures were never finished in place either
+            block = [r for r in results if r[0].index == index]
+            mains = [r for r in block if r[2] == "figure"]
+            problems = [r for r in mains + block if r[3][0] != "ok"]
+            if problems:
+                cell, _, _, (kind, payload) = problems[0]
+                reason = payload if kind == "problem" else f"block raised {payload}"
+                run.error = CellError(job.display_path, cell.fence_line, reason, "", cell.index)
+                out = next(o for o in (r[1] for r in block) if o is not None) if mains else None
+                keep = next((i for i, o in enumerate(run.outputs) if o.index == index), len(run.outputs))
+                if out is not None:
+                    out.items, out.sources = [], []
+                del run.outputs[keep + 1:]
+                return
+            if mains:
+                figure = mains[0][3][1]
+                drawn = {what["key"]: payload for _, _, what, (_, payload) in block if what != "figure"}
+                for entry in figure.variants:
+                    if entry["key"] in drawn:
+                        entry["svg"], entry["narrow_svg"] = drawn[entry["key"]]
+                mains[0][1].figure = figure

@@ -112,6 +112,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self.nav_titles: dict[str, str] = {}  # src_uri -> title in the navigation, in nav order
         self.memo: RenderMemo | None = None
         self.checkpoints: Any = None  # numbook.pool.Checkpoints while serving
+        self._serve_builds = 0
 
     @property
     def pages_executed(self) -> int:
@@ -125,6 +126,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
+        self._serve_builds = 0
         if not self.serving:
             self.on_shutdown()  # (MkDocs keeps a plugin from one command to the next in a process)
 
@@ -209,11 +211,13 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         return files
 
     def _checkpoints(self) -> Any:
-        """Kept pages while serving (made once, kept from build to build), else None."""
+        """Kept pages while serving (made at the second build, kept from build to build: the
+        pages the first build runs are not being edited yet), else None."""
         if self.checkpoints is None and self.serving and self.config.enabled and self.config.checkpoint_interval > 0:
             from .pool import Checkpoints, checkpoints_supported
 
-            if checkpoints_supported():
+            self._serve_builds += 1
+            if checkpoints_supported() and self._serve_builds > 1:
                 self.checkpoints = Checkpoints(float(self.config.checkpoint_interval))
         return self.checkpoints
 

@@ -322,6 +322,8 @@ def _cpu_seconds(pid: int) -> float | None:
 _CHAIN_MESSAGES = {"checkpoint", "runner", "exited"}
 #: At most this many kept states per page (each is a process, mostly sharing its memory).
 MAX_CHECKPOINTS = 16
+#: At most this many pages kept (the ones run last): a kept state costs tens of MiB.
+MAX_KEPT_PAGES = 4
 
 
 def checkpoints_supported() -> bool:
@@ -502,7 +504,9 @@ class _Chain:
 
 class Checkpoints:
     """Pages kept alive between the builds of `mkdocs serve`, each as processes holding its
-    state before some of its cells (one every ``interval`` seconds of CPU time at most).
+    state before some of its cells (one every ``interval`` seconds of CPU time at most). Only
+    pages that run again while serving are kept (an edited page, not every page of the first
+    build), at most `MAX_KEPT_PAGES` of them.
 
     An edited page runs from the last state before its first changed cell, when every file
     its last run depended on is unchanged and it runs under the same settings; otherwise it
@@ -530,10 +534,13 @@ class Checkpoints:
             except OSError:
                 position = None
         if chain is not None and position is not None:
+            self.chains[job.src_uri] = self.chains.pop(job.src_uri)  # run last now
             chain.points = {p: path for p, path in chain.points.items() if p <= position}
             self.resumed[job.src_uri] = position
             return chain, self._runner(chain)
         self.drop(job.src_uri)
+        while len(self.chains) >= MAX_KEPT_PAGES:
+            self.drop(next(iter(self.chains)))  # the page run longest ago
         recv, send = ctx.Pipe(duplex=False)
         tag = hashlib.sha256(job.src_uri.encode()).hexdigest()[:12]
         first = ctx.Process(target=_kept_child, args=(job, send, self.directory, self.interval, tag),

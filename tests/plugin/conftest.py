@@ -38,9 +38,13 @@ class Site:
         return self.write(f"docs/{rel}", text)
 
     def build(
-        self, *, serve: bool = False, strict: bool = False, site_dir: Path | None = None, **overrides: Any
+        self, *, serve: bool = False, strict: bool = False, site_dir: Path | None = None, startup: bool = True,
+        **overrides: Any,
     ) -> Any:
-        """Build the site (as `mkdocs serve` would when ``serve``); return the numbook plugin instance."""
+        """Build the site (as `mkdocs serve` would when ``serve``); return the numbook plugin instance.
+
+        ``startup=False``: a later build of the same command, as `mkdocs serve` rebuilds (MkDocs
+        keeps the plugins, which hear ``on_startup`` once per command)."""
         from mkdocs.commands.build import build
         from mkdocs.config import load_config
 
@@ -51,7 +55,8 @@ class Site:
         plugin = config.plugins["numbook"]
         for key, value in overrides.items():
             plugin.config[key] = value
-        config.plugins.on_startup(command="serve" if serve else "build", dirty=False)
+        if startup:
+            config.plugins.on_startup(command="serve" if serve else "build", dirty=False)
         build(config)
         return plugin
 

@@ -42,15 +42,20 @@ def page(values: list[int], cpu: float = 0.15) -> str:
 @pytest.fixture
 def kept(make_site):
     """A site and a way to build it as `mkdocs serve` does: one plugin kept from build to build."""
-    site = make_site({"index.md": page([1, 2, 3, 4, 5])}, plugin={"checkpoint_interval": 0.1})
+    site = make_site({"index.md": page([1, 2, 3, 4])}, plugin={"checkpoint_interval": 0.1})
     site.write("src/helper.py", "SCALE = 10\n")
     plugins = []
 
     def build(**kwargs):
-        plugin = site.build(serve=True, **kwargs)
+        plugin = site.build(serve=True, startup=False, **kwargs)
         plugins.append(plugin)
         return plugin
 
+    start = site.build(serve=True)  # serve's first build keeps nothing: no page is being edited yet
+    plugins.append(start)
+    assert start.checkpoints is None
+    Path(site.root, "runs.txt").unlink()
+    site.page("index.md", page([1, 2, 3, 4, 5]))  # edited while serving: it runs again, and is kept
     yield site, build
     for plugin in plugins:
         plugin.on_shutdown()

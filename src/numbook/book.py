@@ -301,6 +301,7 @@ class Book:
                     link_packages=tuple(s.link_packages),
                     figure_check=s.figure_check,
                     figures_aside=True,
+                    environment=environment,  # a kept page (serve) resumes only under the same
                 )
             )
         if jobs:

@@ -21,12 +21,12 @@ import logging
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict
 from importlib import metadata
 
 from .cells import CodeCell, InlineCell, PageRun
+from .stored import read_checked, write_checked
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
@@ -116,17 +116,16 @@ class Cache:
         """The stored run if its entry is intact and its dependencies unchanged, else None."""
         path = self._path(src_uri, key)
         try:
-            with open(path, "rb") as f:
-                raw = f.read()
+            body = read_checked(path)
         except FileNotFoundError:
             return None
         except OSError as exc:
             log.info("numbook: cannot read cache entry %s (%s); recomputing", path, exc)
             return None
+        except ValueError as exc:
+            log.info("numbook: damaged cache entry %s (%s); recomputing", path, exc)
+            return None
         try:
-            checksum, _, body = raw.partition(b"\n")
-            if hashlib.sha256(body).hexdigest().encode() != checksum:
-                raise ValueError("checksum mismatch")
             data = json.loads(body)
             if data.get("format") != FORMAT_VERSION or data.get("key") != key:
                 raise ValueError("entry for another key or format")
@@ -145,21 +144,11 @@ class Cache:
         """Store a successful run atomically, replacing older entries for the same page."""
         if run.error is not None:
             return
-        os.makedirs(self.directory, exist_ok=True)
         data = run.to_dict()
         data["started"] = data["finished"] = 0.0
         body = json.dumps({"format": FORMAT_VERSION, "key": key, "run": data}, sort_keys=True).encode()
-        payload = hashlib.sha256(body).hexdigest().encode() + b"\n" + body
         final = self._path(src_uri, key)
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(payload)
-            os.replace(tmp, final)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_checked(final, body)
         prefix = self._stem(src_uri) + "."
         for name in os.listdir(self.directory):
             if name.startswith(prefix) and name != os.path.basename(final) and len(name) == len(prefix) + 64 + 5:

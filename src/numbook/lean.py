@@ -46,7 +46,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from importlib import resources
 from typing import Any
 
@@ -54,6 +53,8 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
+
+from .stored import read_checked, write_checked
 
 _PRE = re.compile(r"<pre\b.*?</pre\s*>", re.S | re.I)
 _CODE_IN_PRE = re.compile(r"(<pre\b[^>]*>(?:<span></span>)?)<code(?![^>]*\btabindex=)")
@@ -370,24 +371,10 @@ class SearchMemo:
     @staticmethod
     def _read(path: str, key: str) -> list[Any] | None:
         try:
-            with open(path, "rb") as f:
-                checksum, _, body = f.read().partition(b"\n")
-            if hashlib.sha256(body).hexdigest().encode() != checksum:
-                return None
-            data = json.loads(body)
+            data = json.loads(read_checked(path))
         except (OSError, ValueError):
             return None
         return data["entries"] if data.get("key") == key else None
 
     def _write(self, path: str, key: str, entries: list[Any]) -> None:
-        os.makedirs(self.directory, exist_ok=True)
-        body = json.dumps({"key": key, "entries": entries}).encode()  # keys in the index's order
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_checked(path, json.dumps({"key": key, "entries": entries}).encode())  # keys in the index's order

@@ -87,15 +87,21 @@ def _limit_cpu(seconds: float) -> None:
 def _child(job: PageJob, conn: Connection) -> None:
     _limit_cpu(job.timeout)
     try:
-        run = execute(job, progress=lambda i: conn.send(("cell", i)))
+        _run_and_send(job, conn)
+    finally:
+        conn.close()
+
+
+def _run_and_send(job: PageJob, conn: Connection, checkpoint: Any = None) -> None:
+    """Run the page and send its run, or how numbook itself crashed, to the host."""
+    try:
+        run = execute(job, progress=lambda i: conn.send(("cell", i)), checkpoint=checkpoint)
         conn.send(("done", run))
     except BaseException:  # noqa: BLE001 - a crash must reach the parent as a message
         try:
             conn.send(("crash", traceback.format_exc()))
         except Exception:  # noqa: BLE001
             pass
-    finally:
-        conn.close()
 
 
 @dataclass
@@ -109,6 +115,14 @@ class _Running:
     cpu_mark: float = 0.0  # its CPU time when the backstop last looked
     result: PageRun | None = None
     chain: _Chain | None = None  # the page's kept processes (`Checkpoints`), if it has them
+
+
+def _join_or_kill(process: Any, timeout: float) -> None:
+    """Wait for a process to end, and end it if it has not after ``timeout`` seconds."""
+    process.join(timeout=timeout)
+    if process.is_alive():
+        process.kill()
+        process.join()
 
 
 def _cell_line(job: PageJob, index: int | None) -> int:
@@ -227,10 +241,7 @@ class PagePool:
             self._checkpoints.finished(r.chain, r.job, run)
             return
         r.conn.close()
-        r.process.join(timeout=5)
-        if r.process.is_alive():
-            r.process.kill()
-            r.process.join()
+        _join_or_kill(r.process, 5)
 
     def _receive(self, r: _Running) -> None:
         while r in self._running and r.conn.poll():
@@ -460,15 +471,7 @@ def _kept_child(job: PageJob, conn: Connection, directory: str, interval: float,
     _end_with_parent()
     _limit_cpu(job.timeout)
     first = os.getpid()
-    keeper = _Keeper(conn, directory, interval, tag)
-    try:
-        run = execute(job, progress=lambda i: conn.send(("cell", i)), checkpoint=keeper.checkpoint)
-        conn.send(("done", run))
-    except BaseException:  # noqa: BLE001 - a crash must reach the parent as a message
-        try:
-            conn.send(("crash", traceback.format_exc()))
-        except Exception:  # noqa: BLE001
-            pass
+    _run_and_send(job, conn, _Keeper(conn, directory, interval, tag).checkpoint)
     if os.getpid() != first:
         os._exit(0)  # a forked runner: no multiprocessing clean-up of its parent's children
 
@@ -608,10 +611,7 @@ class Checkpoints:
         if chain is None:
             return
         chain.first.terminate()
-        chain.first.join(timeout=10)
-        if chain.first.is_alive():
-            chain.first.kill()
-            chain.first.join()
+        _join_or_kill(chain.first, 10)
         chain.conn.close()
 
     def close(self) -> None:

@@ -26,7 +26,6 @@ import logging
 import os
 import re
 import sys
-import tempfile
 from importlib import metadata
 from typing import Any
 
@@ -34,6 +33,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.toc import get_toc
 
 from .extension import unexecuted_allowed
+from .stored import read_checked, write_checked
 
 FORMAT_VERSION = 1
 _DISTRIBUTIONS = ("markdown", "pymdown-extensions", "mkdocs", "pygments", "mkdocs-material")
@@ -185,11 +185,7 @@ class RenderMemo:
     def _restore(self, page: Any, files: Files, key: str) -> bool:
         path = self._path(page)
         try:
-            with open(path, "rb") as f:
-                checksum, _, body = f.read().partition(b"\n")
-            if hashlib.sha256(body).hexdigest().encode() != checksum:
-                raise ValueError("checksum mismatch")
-            entry = json.loads(body)
+            entry = json.loads(read_checked(path))
         except FileNotFoundError:
             return False
         except (OSError, ValueError) as exc:
@@ -242,20 +238,7 @@ class RenderMemo:
             "reads": {p: _sha256(p) for p in sorted(reads)},
             "lookups": lookups.found,
         }
-        self._write(self._path(page), entry)
-
-    def _write(self, path: str, entry: dict[str, Any]) -> None:
-        os.makedirs(self.directory, exist_ok=True)
-        body = json.dumps(entry, sort_keys=True).encode()
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_checked(self._path(page), json.dumps(entry, sort_keys=True).encode())
 
 
 def _toc_tokens(items: Any) -> list[dict[str, Any]]:

@@ -55,6 +55,7 @@ class PageJob:
     link_packages: tuple[str, ...] = ()  # a block's calls into these get "source" links
     figure_check: str | None = None  # "module:function" called on every figure made (config.py)
     figures_aside: bool = False  # draw and check each figure in a forked process (`FiguresAside`)
+    environment: str = ""  # the cache's fingerprint of what else decides outputs (numbook's source, ...)
 
 
 def _under(path: str, dirs: Sequence[str]) -> bool:

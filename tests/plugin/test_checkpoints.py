@@ -146,3 +146,19 @@ def test_a_build_keeps_nothing(make_site):
     site = make_site({"index.md": page([1])}, plugin={"checkpoint_interval": 0.1})
     site.write("src/helper.py", "SCALE = 10\n")
     assert site.build().checkpoints is None
+
+
+def test_only_the_pages_run_last_are_kept(make_site):
+    from numbook.pool import MAX_KEPT_PAGES
+
+    names = [f"p{k}.md" for k in range(MAX_KEPT_PAGES + 1)]
+    site = make_site({n: page([1], cpu=0.0) for n in names}, plugin={"checkpoint_interval": 0.1})
+    site.write("src/helper.py", "SCALE = 10\n")
+    assert site.build(serve=True).checkpoints is None  # serve's first build keeps nothing
+    for n in names:  # every page edited while serving
+        site.page(n, page([2], cpu=0.0))
+    plugin = site.build(serve=True, startup=False)
+    try:
+        assert len(plugin.checkpoints.chains) == MAX_KEPT_PAGES
+    finally:
+        plugin.on_shutdown()

@@ -63,8 +63,12 @@ def freeze_layout(fig: Figure, max_passes: int = 4, tol: float = 5e-4) -> Figure
     then makes every later save identical.
     """
     before = _positions(fig)
+    engine = fig.get_layout_engine()
     for _ in range(max_passes):
-        fig.draw_without_rendering()
+        if engine is None:
+            fig.draw_without_rendering()
+        else:
+            engine.execute(fig)  # the layout alone: what a draw does first, without drawing the rest
         after = _positions(fig)
         moved = max((abs(a - b) for p, q in zip(before, after) for a, b in zip(p, q)), default=0.0)
         before = after

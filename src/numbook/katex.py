@@ -135,6 +135,11 @@ def macro_preamble(macros: dict[str, str]) -> str:
     return "".join(parts)
 
 
+@lru_cache(maxsize=4096)  # a formula is finished once per process (`mkdocs serve` rebuilds)
+def _tidied(rendered: str, tex: str, color_names: tuple[tuple[str, str], ...]) -> str:
+    return tidy_mathml(use_color_variables(rendered, dict(color_names)), tex)
+
+
 @lru_cache(maxsize=None)
 def render(tex: str, display: bool, preamble: str) -> str:
     """KaTeX HTML+MathML for one formula; raises pykatex.ParseError on bad TeX."""
@@ -222,7 +227,7 @@ class KatexPlugin(BasePlugin[KatexConfig]):
                 problem = ShownProblem(where, reason, tex.strip(), f"numbook-tex-problem-{len(shown) + 1}", display)
                 shown.append(problem)
                 return problem_box(problem) if display else problem_mark(problem)
-            out = tidy_mathml(use_color_variables(out, self.color_names), tex)
+            out = _tidied(out, tex, tuple(self.color_names.items()))
             if self.config.search_exclude:
                 out = out.replace('class="katex"', 'class="katex" data-search-exclude', 1)
                 held.append(out)

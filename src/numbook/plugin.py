@@ -31,7 +31,7 @@ from .errors import format_errors
 from .figures import DEFAULT_DARK_COLORS
 from .preview import log_shown_on_page
 from .render import RenderOptions
-from .rendermemo import RenderMemo
+from .rendermemo import RenderMemo, remember_highlighting
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
@@ -195,6 +195,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self.book = Book(settings, self._checkpoints())
         self.memo = None
         if self.config.enabled and self.config.markdown_cache:
+            remember_highlighting()
             self.memo = RenderMemo(
                 os.path.join(settings.cache_dir, "markdown"), settings.root, [config.site_dir, settings.cache_dir]
             )

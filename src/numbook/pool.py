@@ -45,6 +45,9 @@ from .runner import PageJob, PageState, execute
 _BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+_PREIMPORTED = False
+
+
 def preimport(workers: int = 1) -> None:
     """Import what most pages need once, in the parent, before forking.
 
@@ -53,6 +56,10 @@ def preimport(workers: int = 1) -> None:
     threads are limited so that ``workers`` pages side by side do not oversubscribe the
     CPUs (variables already set by the user win).
     """
+    global _PREIMPORTED
+    if _PREIMPORTED:
+        return
+    _PREIMPORTED = True
     if "numpy" not in sys.modules:
         threads = str(max(1, (os.cpu_count() or 1) // max(1, workers)))
         for var in _BLAS_THREADS:

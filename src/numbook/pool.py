@@ -342,6 +342,9 @@ _CHAIN_MESSAGES = {"checkpoint", "runner", "exited"}
 MAX_CHECKPOINTS = 16
 #: At most this many pages kept (the ones run last): a kept state costs tens of MiB.
 MAX_KEPT_PAGES = 4
+#: A resumed state forks its runner at once; one that has not after this long (wall-clock, so
+#: generous for a crowded machine) is given up and the page runs from the start.
+RESUME_ANSWER_SECONDS = 60.0
 
 
 def checkpoints_supported() -> bool:
@@ -541,13 +544,14 @@ class Checkpoints:
                     client.connect(chain.points[position])
                     with Connection(client.detach()) as request:
                         request.send((job, unchanged_prefix(chain.job, job)))
-            except OSError:
+                runner = self._runner(chain)
+            except (OSError, EOFError):  # the kept state is gone, or never answered: from the start
                 position = None
         if chain is not None and position is not None:
             self.chains[job.src_uri] = self.chains.pop(job.src_uri)  # run last now
             chain.points = {p: path for p, path in chain.points.items() if p <= position}
             self.resumed[job.src_uri] = position
-            return chain, self._runner(chain)
+            return chain, runner
         self.drop(job.src_uri)
         while len(self.chains) >= MAX_KEPT_PAGES:
             self.drop(next(iter(self.chains)))  # the page run longest ago
@@ -564,6 +568,8 @@ class Checkpoints:
     def _runner(self, chain: _Chain) -> _ChainRunner:
         """The process a resumed state forked to run the edited page (its first message)."""
         while True:
+            if not chain.conn.poll(RESUME_ANSWER_SECONDS):
+                raise OSError("a kept state did not answer")
             kind, payload = chain.conn.recv()
             if kind == "runner":
                 return _ChainRunner(payload)

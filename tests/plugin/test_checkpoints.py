@@ -162,3 +162,16 @@ def test_only_the_pages_run_last_are_kept(make_site):
         assert len(plugin.checkpoints.chains) == MAX_KEPT_PAGES
     finally:
         plugin.on_shutdown()
+
+
+def test_a_kept_state_that_cannot_be_reached_means_a_run_from_the_start(kept):
+    site, build = kept
+    plugin = build()
+    runs(site)
+    for sock in Path(plugin.checkpoints.directory).glob("*.sock"):
+        sock.unlink()  # as if a cleaner emptied /tmp
+    site.page("index.md", page([1, 2, 3, 40, 5]))
+    plugin = build()
+    assert runs(site) == ["b0", "b1", "b2", "b3", "b4"]
+    assert plugin.checkpoints.resumed["index.md"] == 0
+    assert "b4 51 510" in site.main()

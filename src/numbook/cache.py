@@ -21,12 +21,12 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import asdict
 from importlib import metadata
 
 from .cells import CodeCell, InlineCell, PageRun
-from .stored import read_checked, write_checked
+from .stored import read_checked, sha256_file, write_checked
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
@@ -56,10 +56,16 @@ def environment_fingerprint() -> str:
     h.update(f"format {FORMAT_VERSION}\npython {sys.version}\n".encode())
     for dist in ("numpy", "matplotlib"):
         h.update(f"{dist} {_installed(dist)}\n".encode())
+    h.update(numbook_source(skip=_NOT_PLUGIN).encode())
+    return h.hexdigest()
+
+
+def numbook_source(skip: Collection[str] = ()) -> str:
+    """Hash of numbook's own modules (but those named in ``skip``)."""
+    h = hashlib.sha256()
     for name in sorted(os.listdir(_PLUGIN_DIR)):
-        if name.endswith(".py") and name not in _NOT_PLUGIN:
-            with open(os.path.join(_PLUGIN_DIR, name), "rb") as f:
-                h.update(name.encode() + b"\0" + hashlib.sha256(f.read()).digest())
+        if name.endswith(".py") and name not in skip:
+            h.update(name.encode() + b"\0" + (sha256_file(os.path.join(_PLUGIN_DIR, name)) or "").encode())
     return h.hexdigest()
 
 
@@ -105,11 +111,7 @@ class Cache:
 
     def _file_hash(self, path: str) -> str | None:
         if path not in self._hashes:
-            try:
-                with open(path, "rb") as f:
-                    self._hashes[path] = hashlib.sha256(f.read()).hexdigest()
-            except OSError:
-                self._hashes[path] = None
+            self._hashes[path] = sha256_file(path)
         return self._hashes[path]
 
     def get(self, src_uri: str, key: str) -> PageRun | None:

@@ -40,6 +40,7 @@ from typing import Any
 
 from .cells import CellError, CodeCell, InlineCell, PageRun
 from .runner import PageJob, PageState, execute
+from .stored import sha256_file
 
 
 _BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -580,13 +581,8 @@ class Checkpoints:
             return None
         if replace(chain.job, cells=(), source="") != replace(job, cells=(), source=""):
             return None  # other settings or limits
-        for dep, digest in chain.deps.items():
-            try:
-                with open(os.path.join(job.root, dep), "rb") as f:
-                    if hashlib.sha256(f.read()).hexdigest() != digest:
-                        return None
-            except OSError:
-                return None
+        if any(sha256_file(os.path.join(job.root, dep)) != digest for dep, digest in chain.deps.items()):
+            return None  # the engine, its parameters, ... changed: the kept states are stale
         prefix = unchanged_prefix(chain.job, job)
         usable = [p for p in chain.points if p <= prefix]
         return max(usable) if usable else None

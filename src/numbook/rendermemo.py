@@ -3,8 +3,8 @@
 Converting a chapter is most of a warm build (Pygments alone highlights some 900 code
 blocks), yet between two builds, and between two saves under ``mkdocs serve``, nearly
 every page converts to the same HTML. MkDocs offers no hook that skips ``Page.render``;
-like mkdocs-jupyter, which gives notebook pages their own ``render``, the plugin puts a
-`MemoRender` in its place on each Markdown page. It converts as MkDocs would the first
+like mkdocs-jupyter, which gives notebook pages their own ``render``, the plugin gives each
+Markdown page one of its own (`RenderMemo.install`). It converts as MkDocs would the first
 time and stores what the conversion left on the page; a later build whose input is the
 same takes it back instead of converting again.
 
@@ -26,18 +26,17 @@ import logging
 import os
 import re
 import sys
-from importlib import metadata
 from typing import Any
 
 from mkdocs.structure.files import Files
 from mkdocs.structure.toc import get_toc
 
+from .cache import _installed, numbook_source
 from .extension import unexecuted_allowed
-from .stored import read_checked, write_checked
+from .stored import read_checked, sha256_file, write_checked
 
 FORMAT_VERSION = 1
 _DISTRIBUTIONS = ("markdown", "pymdown-extensions", "mkdocs", "pygments", "mkdocs-material")
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def stable_repr(value: Any) -> str:
@@ -59,30 +58,12 @@ def stable_repr(value: Any) -> str:
     return f"{kind}({stable_repr(state)})" if state is not None else kind
 
 
-@functools.lru_cache(maxsize=1)
+@functools.lru_cache(maxsize=1)  # the code converting in this process does not change
 def converter_fingerprint() -> str:
     """The installed packages that convert Markdown, and numbook's own source."""
-    h = hashlib.sha256(f"format {FORMAT_VERSION}\npython {sys.version}\n".encode())
-    for dist in _DISTRIBUTIONS:
-        try:
-            found = metadata.distribution(dist)
-            record = found.read_text("RECORD") or str(found.version)
-        except metadata.PackageNotFoundError:
-            record = "absent"
-        h.update(f"{dist}\0{record}\n".encode())
-    for name in sorted(os.listdir(_PACKAGE_DIR)):
-        if name.endswith(".py"):
-            with open(os.path.join(_PACKAGE_DIR, name), "rb") as f:
-                h.update(name.encode() + b"\0" + hashlib.sha256(f.read()).digest())
-    return h.hexdigest()
-
-
-def _sha256(path: str) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        return None
+    parts = [f"format {FORMAT_VERSION}", f"python {sys.version}", numbook_source()]
+    parts += [f"{dist} {_installed(dist)}" for dist in _DISTRIBUTIONS]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 class _Reads:
@@ -193,7 +174,7 @@ class RenderMemo:
             return False
         if entry.get("format") != FORMAT_VERSION or entry.get("key") != key:
             return False
-        if any(_sha256(p) != digest for p, digest in entry["reads"].items()):
+        if any(sha256_file(p) != digest for p, digest in entry["reads"].items()):
             return False
         if any(_describe(files.get_file_from_path(p)) != found for p, found in entry["lookups"].items()):
             return False
@@ -235,7 +216,7 @@ class RenderMemo:
             "anchors": sorted(page.present_anchor_ids or ()),
             "links_to_anchors": links,
             "messages": [[r.name, r.levelno, r.getMessage()] for r in seen.values()],
-            "reads": {p: _sha256(p) for p in sorted(reads)},
+            "reads": {p: sha256_file(p) for p in sorted(reads)},
             "lookups": lookups.found,
         }
         write_checked(self._path(page), json.dumps(entry, sort_keys=True).encode())

@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
-import hashlib
 import importlib
 import importlib.machinery
 import io
@@ -35,6 +34,7 @@ from .cells import CellError, CellOutput, CodeCell, InlineCell, PageRun
 from .figures import figure_output
 from .format import format_value, plain_value, set_default_decimals
 from .parse import template_parts
+from .stored import sha256_file
 
 PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -96,14 +96,6 @@ class _FreshFinder:
         return spec
 
 
-def _sha256_file(path: str) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        return None
-
-
 def prepare_process(job: PageJob) -> set[str]:
     """Make this (forked) process ready to run ``job``; returns the set that collects opened files.
 
@@ -145,7 +137,7 @@ def _dependencies(job: PageJob, opened: set[str]) -> dict[str, str]:
     files |= {p for p in opened if os.path.isfile(p)}
     deps = {}
     for f in sorted(files):
-        digest = _sha256_file(f)
+        digest = sha256_file(f)
         if digest is not None:
             deps[os.path.relpath(f, job.root)] = digest
     return deps
@@ -475,7 +467,7 @@ class FiguresAside:
 
     def variant(self, key: str, fig: Any, alt: str, caption: str | None, narrow: Any) -> dict[str, Any]:
         """A variant's entry now (its data checked in the block), its drawings and check in a child."""
-        from .figures import PENDING, svg_of, variant_output
+        from .figures import svg_of, variant_output
 
         job, cell = self._block
         entry = variant_output(key, fig, alt, caption, narrow, draw=False)
@@ -490,7 +482,6 @@ class FiguresAside:
         if job.figure_check:
             _load_check(job.figure_check)
         self._fork(cell, None, entry, finish)
-        assert entry["svg"] == PENDING
         return entry
 
     def start(self, cell: CodeCell, out: CellOutput, finish: Callable[[], Any]) -> None:

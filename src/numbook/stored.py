@@ -1,4 +1,5 @@
-"""Files the build keeps from one run to the next (page runs, conversions, search entries).
+"""Files the build keeps from one run to the next (page runs, conversions, search entries),
+and the hash by which a kept result knows a file it depended on is unchanged.
 
 Each is written atomically (a temporary file, then ``os.replace``) and starts with the sha256
 of the rest: a truncated or garbled file is detected when read, never used.
@@ -9,6 +10,15 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+
+
+def sha256_file(path: str) -> str | None:
+    """The hex sha256 of a file's bytes, or None if it cannot be read (a dependency that went away)."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
 
 
 def write_checked(path: str, body: bytes) -> None:

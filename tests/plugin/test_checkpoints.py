@@ -4,7 +4,6 @@ from the start makes, and a page whose engine changed runs from the start."""
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 

@@ -9,6 +9,8 @@ measured in a real Chromium, from the page as shown:
   least one letter, so the numbers of a table do not count, its labels do.
 * **height**: the article's height in screens of a 390 x 844 phone, with every part laid out
   (the stylesheet lets the browser skip what is off-screen) and every fold and aside closed.
+* **code lines in view**: the lines of every code block a reader sees with every fold and aside
+  closed (a tab that is not selected is not seen).
 
 Run on a built site (``uv run mkdocs build``)::
 
@@ -50,6 +52,9 @@ MEASURE = """() => {
   document.querySelectorAll('details[open]').forEach((d) => { d.open = false; });
   const article = document.querySelector('article');
   const height = article.getBoundingClientRect().height;
+  const codeLines = [...article.querySelectorAll('pre')]
+    .filter((pre) => pre.getClientRects().length > 0)
+    .reduce((n, pre) => n + pre.textContent.replace(/\\n+$/, '').split('\\n').length, 0);
   const copy = article.cloneNode(true);
   copy.querySelectorAll(
     'pre, code, .highlight, .katex, .arithmatex, img, svg, picture, script, template, style,' +
@@ -60,7 +65,7 @@ MEASURE = """() => {
     [...d.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).forEach((n) => n.remove());
   });
   const words = (copy.textContent.match(/[\\p{L}\\p{N}'’-]*\\p{L}[\\p{L}\\p{N}'’-]*/gu) || []).length;
-  return {words, height};
+  return {words, height, codeLines};
 }"""
 
 
@@ -69,6 +74,7 @@ class Reading:
     page: str
     words: int
     screens: float
+    code_lines: int
 
 
 def measure(browser, base_url: str, pages: list[str]) -> list[Reading]:
@@ -80,7 +86,7 @@ def measure(browser, base_url: str, pages: list[str]) -> list[Reading]:
         for page in pages:
             tab.goto(f"{base_url}/{page}", wait_until="load")
             result = tab.evaluate(MEASURE)
-            readings.append(Reading(page, result["words"], result["height"] / PHONE["height"]))
+            readings.append(Reading(page, result["words"], result["height"] / PHONE["height"], result["codeLines"]))
         return readings
     finally:
         context.close()
@@ -96,8 +102,8 @@ def by_part(readings: list[Reading]) -> dict[str, int]:
 
 
 def _report(readings: list[Reading]) -> str:
-    lines = [f"{'page':32s} {'words':>7s} {'screens':>8s}"]
-    lines += [f"{r.page:32s} {r.words:7,d} {r.screens:8.1f}" for r in readings]
+    lines = [f"{'page':32s} {'words':>7s} {'screens':>8s} {'code lines':>11s}"]
+    lines += [f"{r.page:32s} {r.words:7,d} {r.screens:8.1f} {r.code_lines:11d}" for r in readings]
     lines.append("")
     lines += [
         f"{part:32s} {words:7,d}   target <= {WORD_TARGETS[part]:,}"

@@ -80,6 +80,8 @@ class Settings:
     figure_min_text_px: float = 0.0  # a figure's variants scroll rather than shrink their text below this
     link_packages: Sequence[str] = ()  # teaching code's calls into these link to their source
     figure_check: str | None = None  # "module:function" run on every figure made (`runner.PageJob`)
+    env: Sequence[str] = ()  # environment variables the project's code reads: inputs of every page
+    outputs: Sequence[str] = ()  # directories the build writes (the site): never inputs
 
 
 @dataclass(frozen=True)
@@ -265,7 +267,7 @@ class Book:
         Returns the files the cached pages publish."""
         s = self.settings
         self._cache = Cache(s.cache_dir, s.root)
-        environment = environment_fingerprint()
+        environment = environment_fingerprint(s.env)
         # what changes a page's outputs, or which files its cache entry tracks
         settings = {"decimals": s.decimals, "link_packages": list(s.link_packages), "watch": list(s.watch),
                     "figure_check": s.figure_check}
@@ -302,12 +304,13 @@ class Book:
                     figure_check=s.figure_check,
                     figures_aside=True,
                     environment=environment,  # a kept page (serve) resumes only under the same
+                    outputs=tuple(os.path.abspath(d) for d in [s.cache_dir, *s.outputs]),
                 )
             )
         if jobs:
             from .pool import PagePool, preimport  # (nor multiprocessing)
 
-            preimport(s.workers)
+            preimport(s.workers, s.root)
             self._pool = PagePool(jobs, s.workers, self.checkpoints)
         else:
             self._log_runs()
@@ -319,6 +322,9 @@ class Book:
         files: list[GeneratedFile] = []
         for src_uri, run in sorted(self._pool.take_finished().items()):
             self.executed.append(src_uri)
+            if run.changed:
+                log.warning("numbook: %s read %s, which changed while it ran: its outputs are not kept "
+                            "(the next build runs it again)", self.display[src_uri], ", ".join(run.changed))
             if run.error is None:
                 self.timings[src_uri] = (run.started, run.finished)
                 self._cache.put(src_uri, self._keys[src_uri], run)
@@ -380,6 +386,11 @@ class Book:
                 if item["type"] in ("export", "widget"):
                     add(f"{data_dir(p.src_uri)}{item['name']}.json", item["json"])
         return files
+
+    def inputs(self) -> set[str]:
+        """Every project file the pages' runs read (absolute paths): `mkdocs serve` watches them."""
+        root = self.settings.root
+        return {os.path.join(root, dep) for p in self.pages.values() if p.run is not None for dep in p.run.deps}
 
     def page_errors(self, src_uri: str) -> list[CellError]:
         p = self.pages.get(src_uri)

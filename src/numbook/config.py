@@ -39,10 +39,15 @@ class NumbookConfig(base.Config):
     #: Digits after the decimal point for every float in tables and inline values
     #: (see ``numbook.format``).
     decimals = c.Type(int, default=3)
-    #: Directories (relative to mkdocs.yml) holding the project's own modules and data:
-    #: put on ``sys.path`` for blocks, tracked by the cache (a page re-runs when a file
-    #: under them that it imported or opened changes), and watched by ``mkdocs serve``.
+    #: Directories (relative to mkdocs.yml) holding the project's own modules: put on
+    #: ``sys.path`` for blocks and watched by ``mkdocs serve``. (What the cache tracks is not
+    #: limited to them: every file under the project that a page's process reads.)
     watch = c.ListOfItems(c.Type(str), default=["src"])
+    #: The environment variables the project's code reads (the figures' ``BOOK_MPLSTYLE``):
+    #: their values are inputs of every page, of the page cache, of kept pages and of the
+    #: stored conversions. One list for the whole project: a test of the book checks that
+    #: every variable its code reads is named here.
+    env = c.ListOfItems(c.Type(str), default=[])
     #: ``"module:attribute"`` naming a dict ``{"#rrggbb": "#rrggbb"}`` that turns a
     #: light figure into its dark variant. Default: a small map from black inks to light.
     dark_colors = c.Optional(c.Type(str))

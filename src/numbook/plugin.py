@@ -112,6 +112,8 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self.nav_titles: dict[str, str] = {}  # src_uri -> title in the navigation, in nav order
         self.memo: RenderMemo | None = None
         self.checkpoints: Any = None  # numbook.pool.Checkpoints while serving
+        self.server: Any = None  # `mkdocs serve`'s live-reload server
+        self._watched: set[str] = set()
         self._serve_builds = 0
 
     @property
@@ -175,6 +177,8 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             figure_min_text_px=float(self.config.figure_min_text_px),
             link_packages=tuple(self.config.source_links),
             figure_check=self._figure_check(),
+            env=tuple(self.config.env),
+            outputs=(config.site_dir,),
         )
 
     def _figure_check(self) -> str | None:
@@ -196,9 +200,8 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self.memo = None
         if self.config.enabled and self.config.markdown_cache:
             remember_highlighting()
-            self.memo = RenderMemo(
-                os.path.join(settings.cache_dir, "markdown"), settings.root, [config.site_dir, settings.cache_dir]
-            )
+            self.memo = RenderMemo(os.path.join(settings.cache_dir, "markdown"), settings.root,
+                                   [config.site_dir, settings.cache_dir], list(settings.env))
         docs = sorted(files.documentation_pages(), key=reading_order(config.nav))
         pages = [SourcePage(f.src_uri, f.content_string) for f in docs]
         # with a nav, only the pages in it are published: references link to no other
@@ -341,6 +344,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         self._unpin_date()
+        self._watch_inputs(config)
 
     def on_build_error(self, *, error: Exception) -> None:
         if self.book is not None:
@@ -353,4 +357,20 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             path = os.path.join(root, w)
             if os.path.isdir(path):
                 server.watch(path)
+        self.server = server
+        self._watch_inputs(config)
         return server
+
+    def _watch_inputs(self, config: MkDocsConfig) -> None:
+        """`serve` rebuilds when any file a page's run or conversion read changes: each one
+        outside the directories it watches already (the docs, ``watch``) is watched too."""
+        if self.server is None or self.book is None:
+            return
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        watched = [config.docs_dir, *(os.path.join(root, w) for w in [*self.config.watch, *config.watch])]
+        files = self.book.inputs() | (self.memo.read if self.memo is not None else set())
+        for path in sorted(files - self._watched):
+            inside = any(path.startswith(os.path.abspath(d).rstrip(os.sep) + os.sep) for d in watched)
+            if not inside and os.path.isfile(path):
+                self.server.watch(path, recursive=False)
+            self._watched.add(path)

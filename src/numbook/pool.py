@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from . import inputs
 from .cells import CellError, CodeCell, InlineCell, PageRun
 from .runner import PageJob, PageState, execute
 from .stored import sha256_file
@@ -49,18 +50,25 @@ _BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 _PREIMPORTED = False
 
 
-def preimport(workers: int = 1) -> None:
+def preimport(workers: int = 1, root: str | None = None) -> None:
     """Import what most pages need once, in the parent, before forking.
 
     Also draw one throwaway figure to SVG, so the SVG backend and the default font are
     loaded once here rather than in every child. If NumPy is not imported yet, its BLAS
     threads are limited so that ``workers`` pages side by side do not oversubscribe the
-    CPUs (variables already set by the user win).
+    CPUs (variables already set by the user win). The project files read meanwhile (under
+    ``root``: a ``matplotlibrc`` there, say) are inputs of every page (`inputs.inherited`).
     """
     global _PREIMPORTED
     if _PREIMPORTED:
         return
     _PREIMPORTED = True
+    with inputs.recording(inputs.Reads(root or os.getcwd())) as reads:
+        _warm_up(workers)
+    inputs.inherited.update(reads.files)
+
+
+def _warm_up(workers: int) -> None:
     if "numpy" not in sys.modules:
         threads = str(max(1, (os.cpu_count() or 1) // max(1, workers)))
         for var in _BLAS_THREADS:

@@ -4,9 +4,10 @@ Each code cell is compiled with blank lines in front so that its line numbers ar
 Markdown file's, and with the page's display path as file name: a traceback points at
 ``docs/page.md:LINE`` directly. Inline expressions are evaluated the same way.
 
-The runner also records which project files the page depended on: every module under
-a ``watch`` directory that it imported, and every file under one that it opened (the
-engine's parameter files, say), each with its sha256. The cache uses them.
+The runner also records which project files the page depended on: every file under the
+project's root that its process opened for reading (its modules, the engine's parameter
+files, the figures' style sheet), each hashed when first opened (`numbook.inputs`), and
+after the run which of them changed meanwhile. The cache uses them.
 """
 
 from __future__ import annotations
@@ -29,14 +30,13 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from . import record
+from . import inputs, record
 from .cells import CellError, CellOutput, CodeCell, InlineCell, PageRun
 from .figures import figure_output
 from .format import format_value, plain_value, set_default_decimals
 from .parse import template_parts
-from .stored import sha256_file
 
-PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
+PLUGIN_DIR = inputs.NUMBOOK_DIR
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class PageJob:
     source: str  # the whole source file, for tracebacks
     cells: tuple[CodeCell | InlineCell, ...]
     root: str  # project root (where mkdocs.yml lives): the working directory of blocks
-    watch: tuple[str, ...]  # absolute directories holding project modules
+    watch: tuple[str, ...]  # absolute directories holding project modules (put on sys.path)
     decimals: int
     timeout: float  # seconds of CPU time for the whole page
     wall_timeout: float  # seconds of wall-clock time: the backstop for a page that waits
@@ -56,21 +56,12 @@ class PageJob:
     figure_check: str | None = None  # "module:function" called on every figure made (config.py)
     figures_aside: bool = False  # draw and check each figure in a forked process (`FiguresAside`)
     environment: str = ""  # the cache's fingerprint of what else decides outputs (numbook's source, ...)
+    outputs: tuple[str, ...] = ()  # directories under root the build writes (site, cache): not inputs
 
 
 def _under(path: str, dirs: Sequence[str]) -> bool:
     p = os.path.abspath(path)
     return any(p == d or p.startswith(d.rstrip(os.sep) + os.sep) for d in dirs)
-
-
-def _project(path: str, watch: Sequence[str]) -> bool:
-    """A project file the cache tracks: under a watch dir, but not numbook itself.
-
-    numbook may live under a watched ``src/``; its own modules must stay the ones the
-    runner uses (a fresh ``numbook.record`` would lose what blocks record), and its
-    source is already part of every cache key.
-    """
-    return _under(path, watch) and not _under(path, [PLUGIN_DIR])
 
 
 class _FreshLoader(importlib.machinery.SourceFileLoader):
@@ -81,8 +72,8 @@ class _FreshLoader(importlib.machinery.SourceFileLoader):
 
 
 class _FreshFinder:
-    def __init__(self, dirs: Sequence[str]) -> None:
-        self.dirs = dirs
+    def __init__(self, reads: inputs.Reads) -> None:
+        self.reads = reads
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
@@ -90,57 +81,36 @@ class _FreshFinder:
             spec is not None
             and spec.origin
             and isinstance(spec.loader, importlib.machinery.SourceFileLoader)
-            and _project(spec.origin, self.dirs)
+            and self.reads.tracks(os.path.abspath(spec.origin))
         ):
             spec.loader = _FreshLoader(spec.loader.name, spec.loader.path)
         return spec
 
 
-def prepare_process(job: PageJob) -> set[str]:
-    """Make this (forked) process ready to run ``job``; returns the set that collects opened files.
+def prepare_process(job: PageJob) -> inputs.Reads:
+    """Make this (forked) process ready to run ``job``; returns what records the files it reads.
 
     Project modules already imported by the parent are dropped so the page imports them
-    fresh from disk, and so the import is seen as a dependency.
+    fresh from disk, and so the import is seen as an input. numbook's own stay: they must be
+    the ones the runner uses (a fresh ``numbook.record`` would lose what blocks record), and
+    numbook's source is part of every cache key.
     """
     os.chdir(job.root)
+    reads = inputs.Reads(job.root, job.outputs)
+    reads.files.update((p, d) for p, d in inputs.inherited.items() if reads.tracks(p))
     for d in reversed(job.watch):
         if d not in sys.path:
             sys.path.insert(0, d)
     for name, mod in list(sys.modules.items()):
         f = getattr(mod, "__file__", None)
-        if f and _project(f, job.watch):
+        if f and reads.tracks(os.path.abspath(f)):
             del sys.modules[name]
-    sys.meta_path.insert(0, _FreshFinder(job.watch))
+    sys.meta_path.insert(0, _FreshFinder(reads))
     importlib.invalidate_caches()
     sys.dont_write_bytecode = True
     set_default_decimals(job.decimals)
-    opened: set[str] = set()
-    watch = job.watch
-
-    def audit(event: str, args: tuple[Any, ...]) -> None:
-        if event == "open" and args and isinstance(args[0], (str, bytes)):
-            p = os.fsdecode(args[0])
-            if _project(p, watch):
-                opened.add(os.path.abspath(p))
-
-    sys.addaudithook(audit)
     linecache.cache[job.display_path] = (len(job.source), None, job.source.splitlines(True), job.display_path)
-    return opened
-
-
-def _dependencies(job: PageJob, opened: set[str]) -> dict[str, str]:
-    files = set()
-    for mod in list(sys.modules.values()):
-        f = getattr(mod, "__file__", None)
-        if f and _project(f, job.watch):
-            files.add(os.path.abspath(f))
-    files |= {p for p in opened if os.path.isfile(p)}
-    deps = {}
-    for f in sorted(files):
-        digest = sha256_file(f)
-        if digest is not None:
-            deps[os.path.relpath(f, job.root)] = digest
-    return deps
+    return inputs.start(reads)
 
 
 def _trim(tb: TracebackType | None, job: PageJob) -> list[traceback.FrameSummary]:
@@ -357,7 +327,7 @@ class PageState:
     run: PageRun
     namespace: dict[str, Any]
     exports: set[str]
-    opened: set[str]  # project files the page opened (the audit hook fills it)
+    reads: inputs.Reads  # the project files the page read (the audit hook fills it)
     aside: FiguresAside | None = None  # figures being drawn and checked beside the page
 
     def settle(self, job: PageJob) -> None:
@@ -375,10 +345,10 @@ def execute(
     job: PageJob, progress: Callable[[int], None] = lambda i: None, checkpoint: Checkpoint | None = None
 ) -> PageRun:
     """Run the page's cells; stop at the first failure (later cells depend on earlier ones)."""
-    opened = prepare_process(job)
+    reads = prepare_process(job)
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": job.display_path, "__builtins__": builtins}
     aside = FiguresAside() if job.figures_aside and hasattr(os, "fork") else None
-    state = PageState(PageRun(started=time.monotonic()), namespace, set(), opened, aside)
+    state = PageState(PageRun(started=time.monotonic()), namespace, set(), reads, aside)
     return run_cells(job, state, 0, progress, checkpoint)
 
 
@@ -439,7 +409,8 @@ def run_cells(
             break
         run.outputs.append(out)
     state.settle(job)
-    run.deps = _dependencies(job, state.opened)
+    run.deps = state.reads.relative()
+    run.changed = state.reads.changed()  # read, then changed before the run ended: not kept
     run.finished = time.monotonic()
     return run
 

@@ -28,7 +28,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mkdocs.structure.files import Files
@@ -46,7 +46,7 @@ _DISTRIBUTIONS = ("markdown", "pymdown-extensions", "mkdocs", "pygments", "mkdoc
 def stable_repr(value: Any) -> str:
     """A text for ``value`` that is the same in every process (no memory addresses):
     the options of Markdown extensions hold functions and objects made by YAML tags."""
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):  # MkDocs' sub-configurations too (their data, not where they were read)
         return "{" + ",".join(f"{stable_repr(k)}:{stable_repr(v)}" for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(stable_repr(v) for v in value) + "]"
@@ -159,9 +159,10 @@ class RenderMemo:
             return False
         if entry.get("format") != FORMAT_VERSION or entry.get("key") != key:
             return False
-        if any(sha256_file(p) != digest for p, digest in entry["reads"].items()):
+        reads = {os.path.join(self.root, p): digest for p, digest in entry["reads"].items()}
+        if any(sha256_file(p) != digest for p, digest in reads.items()):
             return False
-        self.read.update(entry["reads"])
+        self.read.update(reads)
         if any(_describe(files.get_file_from_path(p)) != found for p, found in entry["lookups"].items()):
             return False
         page.content = entry["content"]
@@ -204,7 +205,7 @@ class RenderMemo:
             "anchors": sorted(page.present_anchor_ids or ()),
             "links_to_anchors": links,
             "messages": [[r.name, r.levelno, r.getMessage()] for r in seen.values()],
-            "reads": dict(sorted(reads.files.items())),
+            "reads": reads.relative(),  # relative to the project: a cache can move with it
             "lookups": lookups.found,
         }
         write_checked(self._path(page), json.dumps(entry, sort_keys=True).encode())

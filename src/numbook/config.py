@@ -15,8 +15,7 @@ class NumbookConfig(base.Config):
     cache_dir = c.Type(str, default=".cache/numbook")
     #: Reuse each page's Markdown conversion (under ``cache_dir``) while its final Markdown,
     #: the Markdown extensions and what they read are unchanged (`numbook.rendermemo`): a
-    #: warm build or a save under ``mkdocs serve`` converts only the pages that changed. The
-    #: theme's compiled templates are kept there too (Jinja's bytecode cache).
+    #: warm build or a save under ``mkdocs serve`` converts only the pages that changed.
     markdown_cache = c.Type(bool, default=True)
     #: Under ``mkdocs serve``, an edited page runs from the last state before its first changed
     #: block instead of from the start: each page that runs is kept as processes holding its

@@ -333,13 +333,6 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             self._publish(self.book.collect(), files, config)
             if self.book.errors and self.config.enabled:
                 log_shown_on_page(log, format_errors(self.book.errors))  # serving: once per build
-        if self.memo is not None and getattr(env, "bytecode_cache", False) is None:  # a Jinja environment
-            # the theme's templates compile once, not in every build (Jinja checks their source)
-            from jinja2 import FileSystemBytecodeCache
-
-            directory = os.path.join(self.book.settings.cache_dir, "templates")
-            os.makedirs(directory, exist_ok=True)
-            env.bytecode_cache = FileSystemBytecodeCache(directory)
         return env
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:

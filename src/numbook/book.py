@@ -36,12 +36,12 @@ from .render import PageContext, RenderOptions, data_dir, figures_dir, render_pa
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
-# The same front matter rule as MkDocs (mkdocs.utils.meta), so line numbers agree.
 #: A page's wall-clock backstop, as a multiple of its CPU time limit when none is set: far
 #: above what a page that computes needs on a machine shared with other work, short enough
 #: that a block waiting forever does not hold the build for long.
 WALL_FACTOR = 10
 
+# The same front matter rule as MkDocs (mkdocs.utils.meta), so line numbers agree.
 _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.UNICODE | re.DOTALL)
 
 
@@ -124,9 +124,9 @@ _parse_page = functools.lru_cache(maxsize=256)(parse_page)
 class Book:
     """One build's worth of pages; create a new one for each build."""
 
-    def __init__(self, settings: Settings, checkpoints: Any = None) -> None:
+    def __init__(self, settings: Settings, kept: Any = None) -> None:
         self.settings = settings
-        self.checkpoints = checkpoints  # numbook.pool.Checkpoints under `mkdocs serve`, kept between builds
+        self.kept = kept  # numbook.pool.KeptPages under `mkdocs serve`, kept between builds
         self.pages: dict[str, _Page] = {}
         self.figures: dict[str, FigureInfo] = {}
         self.first_section: dict[str, int] = {}  # src_uri -> number of its first ## section
@@ -275,6 +275,8 @@ class Book:
         rank = {src_uri: i for i, src_uri in enumerate(run_order)}
         jobs, files = [], []
         for p in sorted(self.pages.values(), key=lambda p: (rank.get(p.src_uri, len(rank)), p.src_uri)):
+            if self.kept is not None:
+                self.kept.saw(p.src_uri, p.parsed.cells)  # where the author edits it
             if not p.parsed.cells or p.errors:
                 continue  # nothing to run, or the page is already known to be broken
             key = page_key(p.src_uri, p.parsed.cells, environment, settings)
@@ -302,7 +304,6 @@ class Book:
                     wall_timeout=s.wall_timeout or WALL_FACTOR * cpu_limit,
                     link_packages=tuple(s.link_packages),
                     figure_check=s.figure_check,
-                    figures_aside=True,
                     environment=environment,  # a kept page (serve) resumes only under the same
                     outputs=tuple(os.path.abspath(d) for d in [s.cache_dir, *s.outputs]),
                 )
@@ -311,7 +312,7 @@ class Book:
             from .pool import PagePool, preimport  # (nor multiprocessing)
 
             preimport(s.workers, s.root)
-            self._pool = PagePool(jobs, s.workers, self.checkpoints)
+            self._pool = PagePool(jobs, s.workers, self.kept)
         else:
             self._log_runs()
         return files
@@ -348,9 +349,9 @@ class Book:
 
     def _log_runs(self) -> None:
         resumed = []
-        if self.checkpoints is not None:
-            resumed = [f"{self.display[p]} from block {self.checkpoints.resumed[p] + 1}"
-                       for p in self.executed if self.checkpoints.resumed.get(p)]
+        if self.kept is not None:
+            resumed = [f"{self.display[p]} from block {self.kept.resumed[p] + 1}"
+                       for p in self.executed if self.kept.resumed.get(p)]
         log.info("numbook: %d pages executed, %d from cache%s", len(self.executed), len(self.from_cache),
                  f" ({', '.join(resumed)}: the blocks before were kept)" if resumed else "")
 

@@ -17,11 +17,11 @@ class NumbookConfig(base.Config):
     #: the Markdown extensions and what they read are unchanged (`numbook.rendermemo`): a
     #: warm build or a save under ``mkdocs serve`` converts only the pages that changed.
     markdown_cache = c.Type(bool, default=True)
-    #: Under ``mkdocs serve``, an edited page runs from the last state before its first changed
-    #: block instead of from the start: each page that runs is kept as processes holding its
-    #: state before a block once every this many seconds of CPU time (at most 16 per page).
-    #: 0: every edited page runs from the start, as in a build. Linux only (elsewhere: 0).
-    checkpoint_interval = c.Type((int, float), default=0.4)
+    #: Under ``mkdocs serve``, a page whose block was edited keeps its state before that block
+    #: (one process per page, waiting): the next save of that block, or of a later one, runs
+    #: the page from there instead of from the start. False: every edited page runs from the
+    #: start, as in a build. Linux only.
+    keep_pages = c.Type(bool, default=True)
     #: Pages executed at the same time, each in its own process. Default: the CPU count.
     workers = c.Optional(c.Type(int))
     #: Seconds of CPU time a page may use before it is stopped and reported. CPU time,

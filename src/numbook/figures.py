@@ -145,20 +145,10 @@ def figure_output(
     )
 
 
-def variant_output(key: str, fig: Any, alt: str, caption: str | None, narrow: Any = None, *,
-                   draw: bool = True) -> dict[str, Any]:
-    """One other version of a block's figure, for a widget to switch to (see `numbook.api.variant`).
-
-    ``draw=False``: everything but the drawings, whose places hold `PENDING` (drawn elsewhere)."""
-    def svg(f: Any) -> str | None:
-        return None if f is None else svg_of(f) if draw else PENDING
-
-    return {"key": key, "svg": svg(fig), "alt": alt, "caption": caption, "narrow_svg": svg(narrow),
-            **_data_of(fig, None, f"figure variant {key!r}")}
-
-
-#: A variant's drawing that is being made in another process (`numbook.runner.FiguresAside`).
-PENDING = "numbook: drawing pending"
+def variant_output(key: str, fig: Any, alt: str, caption: str | None, narrow: Any = None) -> dict[str, Any]:
+    """One other version of a block's figure, for a widget to switch to (see `numbook.api.variant`)."""
+    return {"key": key, "svg": svg_of(fig), "alt": alt, "caption": caption,
+            "narrow_svg": None if narrow is None else svg_of(narrow), **_data_of(fig, None, f"figure variant {key!r}")}
 
 
 def dark_variant(svg: str, colors: Mapping[str, str]) -> str:

@@ -111,10 +111,9 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self._pinned_date: str | None = None  # the SOURCE_DATE_EPOCH this build set
         self.nav_titles: dict[str, str] = {}  # src_uri -> title in the navigation, in nav order
         self.memo: RenderMemo | None = None
-        self.checkpoints: Any = None  # numbook.pool.Checkpoints while serving
+        self.kept: Any = None  # numbook.pool.KeptPages while serving
         self.server: Any = None  # `mkdocs serve`'s live-reload server
         self._watched: set[str] = set()
-        self._serve_builds = 0
 
     @property
     def pages_executed(self) -> int:
@@ -128,9 +127,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
-        self._serve_builds = 0
-        if not self.serving:
-            self.on_shutdown()  # (MkDocs keeps a plugin from one command to the next in a process)
+        self.on_shutdown()  # a new command (MkDocs keeps a plugin from one command to the next in a process)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         self._unpin_date()
@@ -196,7 +193,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         if gallery and files.get_file_from_path(gallery) is None:
             raise PluginError(f"numbook: figure_gallery is {gallery!r}, which is not a page of the docs directory")
         settings = self._settings(config)
-        self.book = Book(settings, self._checkpoints())
+        self.book = Book(settings, self._kept_pages())
         self.memo = None
         if self.config.enabled and self.config.markdown_cache:
             remember_highlighting()
@@ -214,21 +211,20 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self._publish(generated, files, config)
         return files
 
-    def _checkpoints(self) -> Any:
-        """Kept pages while serving (made at the second build, kept from build to build: the
-        pages the first build runs are not being edited yet), else None."""
-        if self.checkpoints is None and self.serving and self.config.enabled and self.config.checkpoint_interval > 0:
-            from .pool import Checkpoints, checkpoints_supported
+    def _kept_pages(self) -> Any:
+        """The states of the pages being edited while serving (kept from build to build), else None."""
+        if self.kept is None and self.serving and self.config.enabled and self.config.keep_pages:
+            from .pool import KeptPages, kept_pages_supported
 
-            self._serve_builds += 1
-            if checkpoints_supported() and self._serve_builds > 1:
-                self.checkpoints = Checkpoints(float(self.config.checkpoint_interval))
-        return self.checkpoints
+            if kept_pages_supported():
+                self.kept = KeptPages()
+        return self.kept
 
     def on_shutdown(self) -> None:
-        if self.checkpoints is not None:
-            self.checkpoints.close()
-            self.checkpoints = None
+        if self.kept is not None:
+            self.kept.close()
+            self.kept = None
+        self.server, self._watched = None, set()
 
     def _refuse_unexecuted(self) -> None:
         """A disabled plugin is a prose preview for `mkdocs serve`: a build would publish

@@ -36,10 +36,9 @@ from .render import PageContext, RenderOptions, data_dir, figures_dir, render_pa
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
-#: A page's wall-clock backstop, as a multiple of its CPU time limit when none is set: far
-#: above what a page that computes needs on a machine shared with other work, short enough
-#: that a block waiting forever does not hold the build for long.
-WALL_FACTOR = 10
+#: A page's wall-clock backstop when none is set: a page that used almost no CPU time in
+#: this many seconds of wall-clock time waits on something and is stopped (`numbook.pool`).
+WALL_TIMEOUT = 60.0
 
 # The same front matter rule as MkDocs (mkdocs.utils.meta), so line numbers agree.
 _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.UNICODE | re.DOTALL)
@@ -68,7 +67,7 @@ class Settings:
     cache_dir: str
     workers: int
     timeout: float  # seconds of CPU time a page may use
-    wall_timeout: float | None = None  # seconds of wall-clock time; None: WALL_FACTOR x timeout
+    wall_timeout: float = WALL_TIMEOUT  # seconds of wall-clock time with almost no CPU time: waiting
     decimals: int = 3
     watch: Sequence[str] = ("src",)
     dark_colors: Mapping[str, str] = field(default_factory=dict)
@@ -301,7 +300,7 @@ class Book:
                     watch=watch,
                     decimals=s.decimals,
                     timeout=cpu_limit,
-                    wall_timeout=s.wall_timeout or WALL_FACTOR * cpu_limit,
+                    wall_timeout=s.wall_timeout,
                     link_packages=tuple(s.link_packages),
                     figure_check=s.figure_check,
                     environment=environment,  # a kept page (serve) resumes only under the same

@@ -30,11 +30,10 @@ class NumbookConfig(base.Config):
     #: largest, when several blocks give one): more for a slow page, less while previewing
     #: code that may never stop.
     timeout = c.Type((int, float), default=60)
-    #: The backstop for a block that waits forever (on input, a lock, a sleep): a page that
-    #: uses almost no CPU time for this many seconds of wall-clock time is stopped. A page
-    #: that computes is never stopped by it, however busy the machine. Default: ten times the
-    #: page's CPU time limit.
-    wall_timeout = c.Optional(c.Type((int, float)))
+    #: The backstop for a block that waits (on input, a lock, a sleep): a page that used almost
+    #: no CPU time (under 1 %) in the last this many seconds of wall-clock time is stopped. A
+    #: page that computes is never stopped by it, however busy the machine.
+    wall_timeout = c.Type((int, float), default=60)
     #: Digits after the decimal point for every float in tables and inline values
     #: (see ``numbook.format``).
     decimals = c.Type(int, default=3)

@@ -162,7 +162,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             cache_dir=os.path.join(root, self.config.cache_dir),
             workers=self.config.workers or os.cpu_count() or 1,  # (numbook.pool loads only if a page runs)
             timeout=float(self.config.timeout),
-            wall_timeout=float(self.config.wall_timeout) if self.config.wall_timeout else None,
+            wall_timeout=float(self.config.wall_timeout),
             decimals=self.config.decimals,
             watch=tuple(self.config.watch),
             dark_colors=colors,

@@ -13,7 +13,6 @@ A host (the MkDocs plugin, or another site generator's adapter) does three thing
 from __future__ import annotations
 
 import dataclasses
-import functools
 import html
 import logging
 import os
@@ -115,11 +114,6 @@ class _Page:
         return page_heading(settings.heading_format, settings.page_label, self.number, self.title)
 
 
-#: Parsing is a pure function of the text: under `mkdocs serve` each save parses only the
-#: pages that changed (nothing downstream changes a ParsedPage).
-_parse_page = functools.lru_cache(maxsize=256)(parse_page)
-
-
 class Book:
     """One build's worth of pages; create a new one for each build."""
 
@@ -170,7 +164,7 @@ class Book:
             body, meta, offset = split_front_matter(page.source.replace("\r\n", "\n"))
             display = self._display_path(page.src_uri)
             number, title, prefix = (meta.get(k) for k in ("number", "title", "figure_prefix"))
-            parsed = _parse_page(body, display, offset)
+            parsed = parse_page(body, display, offset)
             self.pages[page.src_uri] = _Page(
                 page.src_uri, display, body, offset, None if number is None else str(number), parsed,
                 errors=list(parsed.errors), title=None if title is None else str(title),

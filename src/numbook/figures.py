@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import io
-import functools
 import json
 import math
 import re
@@ -213,7 +212,6 @@ def _attr(tag: str, name: str) -> str | None:
     return m.group(1) if m else None
 
 
-@functools.lru_cache(maxsize=512)
 def svg_size(svg: str) -> tuple[float, float, float] | None:
     """(width, height) in CSS pixels at natural size, and the viewBox width; None if unknown.
 
@@ -237,7 +235,6 @@ def svg_size(svg: str) -> tuple[float, float, float] | None:
     return size[0], size[1], box_size[0] if box_size else size[0]
 
 
-@functools.lru_cache(maxsize=512)  # every build measures every figure of every page
 def smallest_font(svg: str) -> float | None:
     """The smallest font size used by the SVG's text, in its own (viewBox) units."""
     sizes = [float(m.group(1)) for m in _FONT_SIZE.finditer(svg)]

@@ -1,16 +1,12 @@
 """What a result is made from: the project files a process read, each hashed as it was read.
 
 A page's run, and a page's Markdown conversion, depend on every project file their process
-opens for reading, whatever opens it: an import, a block's ``open``, matplotlib reading a
-style sheet, pymdownx.snippets reading the glossary. One audit hook per process (a hook
-cannot be removed) sees each ``open`` and, while a `Reads` is active, hashes a file under
-the project's root the first time it is opened, before anything is made from it. After
-the run, `Reads.changed` says which of them no longer hold those bytes: a result made while
-its inputs changed is not kept.
-
-Left out: the build's own outputs and caches, the installed packages (``sys.prefix``; their
-versions are part of every key instead), numbook itself (its source is too), and files
-opened only to be written.
+opens for reading, whatever opens it (an import, a block, matplotlib reading a style sheet,
+pymdownx.snippets reading the glossary). One audit hook per process sees each ``open`` and,
+while a `Reads` is active, hashes a file under the project's root when it is first opened,
+before anything is made from it; `Reads.changed` says afterwards which ones changed meanwhile.
+Left out: the build's outputs and caches, the installed packages (their versions are part of
+every key), numbook itself (so is its source), and files opened only to be written.
 """
 
 from __future__ import annotations

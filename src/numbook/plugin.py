@@ -31,7 +31,7 @@ from .errors import format_errors
 from .figures import DEFAULT_DARK_COLORS
 from .preview import log_shown_on_page
 from .render import RenderOptions
-from .rendermemo import RenderMemo, remember_highlighting
+from .rendermemo import RenderMemo
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
@@ -196,7 +196,6 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self.book = Book(settings, self._kept_pages())
         self.memo = None
         if self.config.enabled and self.config.markdown_cache:
-            remember_highlighting()
             self.memo = RenderMemo(os.path.join(settings.cache_dir, "markdown"), settings.root,
                                    [config.site_dir, settings.cache_dir], list(settings.env))
         docs = sorted(files.documentation_pages(), key=reading_order(config.nav))

@@ -1,28 +1,13 @@
 """Run pages in parallel, one fresh forked process per page, with time limits; under
-`mkdocs serve`, keep one state of each page being edited.
+`mkdocs serve`, keep one state of each page being edited (`KeptPages`).
 
-The parent (the MkDocs process) has imported NumPy and matplotlib (Agg) once; each
-child is forked from it, so a page starts in milliseconds with those imports done,
-and no page can see another page's state. Children report which cell they are
-running, so a page that runs too long is stopped and reported at the right block.
-A child talks to the host over a socket pair made before the fork (no name in the file
-system, nothing another process can connect to), in lines of JSON: nothing it sends is
-unpickled.
-
-A page is limited by the CPU time its own process uses (``RLIMIT_CPU``: the kernel stops
-it), not by the clock: on a machine busy with other work a page takes longer but uses
-the same CPU time, so a busy machine never fails a build. A wall-clock backstop catches a
-block that waits (on a lock, a pipe, a ``sleep``): a page that, in the last ``wall_timeout``
-seconds of wall-clock time, used almost no CPU time (`WAITING_CPU_SHARE`) and was never
-seen ready to run is stopped. A page that computes, however little CPU time a crowded
-machine gives it, is ready to run whenever it is looked at, and is never stopped by the clock.
-
-Under `mkdocs serve` (`KeptPages`), a page whose block was edited runs from the start once
-and keeps its state before that block: its process forks there, the child runs on, and the
-parent stays, waiting, as that state. The next save of that block (or of a later one) runs
-the page from there, in a new child of the kept state; the blocks before it are not run
-again. One state per page, the processes of a page end with the host, and the page's CPU
-limit counts every block from the first.
+Each child is forked from the host (the MkDocs process), which has imported NumPy and
+matplotlib once, so a page starts in milliseconds and no page sees another's state. A child
+talks to the host in lines of JSON over a socket pair made before the fork (no name in the
+file system, nothing unpickled), and says which cell it runs, so a page is stopped and
+reported at the right block. A page is limited by the CPU time it uses (``RLIMIT_CPU``), not
+by the clock, so a busy machine never fails a build; a wall-clock backstop (`waiting`) stops
+a page that waits (a lock, a pipe, a ``sleep``).
 """
 
 from __future__ import annotations
@@ -52,13 +37,10 @@ from .stored import sha256_file
 _BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 _PREIMPORTED = False
 
-#: A page that used less than this share of the backstop's wall-clock time in CPU time, and
-#: was never ready to run when the host looked, is waiting, not computing.
-WAITING_CPU_SHARE = 0.01
-#: How often (a fraction of the backstop's time) the host samples a running page's CPU time.
-SAMPLES_PER_BACKSTOP = 12
+WAITING_CPU_SHARE = 0.01  # of the backstop's wall-clock time in CPU time: a page below it may be waiting
+SAMPLES_PER_BACKSTOP = 12  # how often the host looks at a running page in a backstop's time
 #: At most this many pages keep a state under `serve` (the ones edited last).
-MAX_KEPT_PAGES = 4
+MAX_KEPT_PAGES = 2
 
 
 def preimport(workers: int = 1, root: str | None = None) -> None:
@@ -127,11 +109,6 @@ def _end_with_parent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     if os.getppid() != parent:  # it ended before the line above
         os._exit(1)
-
-
-def _own_cpu() -> float:
-    t = os.times()
-    return t.user + t.system
 
 
 class Channel:
@@ -220,7 +197,7 @@ class _Keeper:
         if position != self.keep_at:
             return job
         self.keep_at = -1  # once: the child must not keep again
-        self.cpu_before = _own_cpu()
+        self.cpu_before = sum(os.times()[:2])
         self.channel.send({"kept": position})
         edited = job
         while True:
@@ -328,7 +305,7 @@ class KeptPages:
                 kept = None
             else:
                 self.pages[src] = kept  # run last now
-                kept.job = job
+                kept.job, kept.deps = job, None  # (running: its deps are the run's to come)
                 self.resumed[src] = kept.position
                 return kept.pid, kept.channel, True
         if kept is not None:
@@ -338,8 +315,9 @@ class KeptPages:
         if at is None or at >= len(job.cells):
             pid, channel = _fork(_page_process(job, None))
             return pid, channel, False
-        while len(self.pages) >= MAX_KEPT_PAGES:
-            self._end(self.pages.pop(next(iter(self.pages))))  # the page run longest ago
+        idle = [p for p, k in self.pages.items() if k.deps is not None]  # (not one running now)
+        while idle and len(self.pages) >= MAX_KEPT_PAGES:
+            self._end(self.pages.pop(idle.pop(0)))  # the page run longest ago
         pid, channel = _fork(_page_process(job, at))
         self.pages[src] = _Kept(pid, channel, job)
         return pid, channel, True
@@ -358,12 +336,6 @@ class KeptPages:
             if kept.channel.receive() is None:
                 break
 
-    def note(self, src_uri: str, message: dict[str, Any]) -> None:
-        """A message of a kept page's processes that the pool does not handle itself."""
-        kept = self.pages.get(src_uri)
-        if kept is not None and "kept" in message:
-            kept.position = message["kept"]
-
     def finished(self, src_uri: str, run: PageRun) -> bool:
         """A kept page's run ended; returns whether its state stays (one was made)."""
         kept = self.pages.get(src_uri)
@@ -372,7 +344,7 @@ class KeptPages:
         if kept.position is None or (run.error is not None and not run.outputs) or run.changed:
             self.drop(src_uri)
             return False
-        kept.deps = run.deps
+        kept.deps = run.deps  # (and it is no longer running)
         return True
 
     def drop(self, src_uri: str) -> None:
@@ -394,14 +366,12 @@ class KeptPages:
 @dataclass
 class _Running:
     job: PageJob
-    pid: int  # the process running the page now (for a kept page, it may be the kept state's child)
+    pid: int  # the process running the page now (for a kept page, maybe the kept state's child)
     channel: Channel
-    started: float
-    own: bool  # the host's child, which it reaps (not a kept page's process)
-    kept: bool = False
+    kept: bool  # the page's process stays after the run (`KeptPages`)
+    started: float = field(default_factory=time.monotonic)
     cell: int | None = None
     samples: list[tuple[float, float, bool]] = field(default_factory=list)  # (wall, CPU, ready to run)
-    status: int | None = None  # how the running process ended (when it ended without its run)
 
 
 def _cell_line(job: PageJob, index: int | None) -> int:
@@ -409,16 +379,6 @@ def _cell_line(job: PageJob, index: int | None) -> int:
         if c.index == index:
             return c.fence_line if isinstance(c, CodeCell) else c.line
     return 1
-
-
-def run_pages(jobs: Sequence[PageJob], workers: int, kept: KeptPages | None = None) -> dict[str, PageRun]:
-    """Run every job; returns src_uri -> PageRun (failures carry ``error``)."""
-    pool = PagePool(jobs, workers, kept)
-    try:
-        pool.wait()
-        return pool.take_finished()
-    finally:
-        pool.close()
 
 
 class PagePool:
@@ -489,14 +449,8 @@ class PagePool:
             gc.freeze()  # what the host made since the last fork, too
             self._frozen = True
             job = self._pending.pop(0)
-            if self._kept is not None:
-                pid, channel, kept = self._kept.start(job)
-                own = kept and self._kept.resumed[job.src_uri] == 0
-                running = _Running(job, pid, channel, time.monotonic(), own=not kept or own, kept=kept)
-            else:
-                pid, channel = _fork(_page_process(job, None))
-                running = _Running(job, pid, channel, time.monotonic(), own=True)
-            self._running.append(running)
+            started = self._kept.start(job) if self._kept else (*_fork(_page_process(job, None)), False)
+            self._running.append(_Running(job, *started))
         if not self.busy:
             self._thaw()
 
@@ -509,10 +463,8 @@ class PagePool:
         """End a running page's processes."""
         if r.kept:
             self._kept.drop(r.job.src_uri)
-        if not r.kept or not r.own:
-            _kill(r.pid)
-        if not r.kept:
-            r.channel.close()
+        _kill(r.pid)
+        r.channel.close()
 
     def _finish(self, r: _Running, run: PageRun) -> None:
         self._results[r.job.src_uri] = run
@@ -520,43 +472,36 @@ class PagePool:
         self._running.remove(r)
         if r.kept and self._kept.finished(r.job.src_uri, run):
             return  # the page's state stays, for the next edit
-        if not r.kept:
-            r.channel.close()
-            _reap(r.pid)
+        r.channel.close()
+        _reap(r.pid)
 
     def _receive(self, r: _Running) -> None:
         try:
             messages = r.channel.receive()
         except (OSError, ValueError):
             messages = None
-        for message in messages or []:
+        if messages is None:  # every process of the page ended without its run
+            self._finish(r, PageRun(error=self._death(r, _reap(r.pid))))
+            return
+        for message in messages:
             if "cell" in message:
                 r.cell = message["cell"]
             elif "runner" in message:  # a kept page's process handed the page to its child
-                r.pid, r.own, r.samples = message["runner"], False, []
-            elif "exited" in message:  # that child ended without its run
-                if message["exited"][0] == r.pid:
-                    r.status = message["exited"][1]
-                    self._finish(r, PageRun(error=self._death(r)))
-                    return
+                r.pid, r.samples = message["runner"], []
+            elif "exited" in message and message["exited"][0] == r.pid:  # that child ended without its run
+                return self._finish(r, PageRun(error=self._death(r, message["exited"][1])))
             elif "done" in message:
-                self._finish(r, PageRun.from_dict(message["done"]))
-                return
+                return self._finish(r, PageRun.from_dict(message["done"]))
             elif "crash" in message:  # inside numbook itself
-                err = CellError(r.job.display_path, _cell_line(r.job, r.cell), "numbook crashed",
-                                message["crash"], cell=r.cell)
-                self._finish(r, PageRun(error=err))
-                return
-            elif self._kept is not None:
-                self._kept.note(r.job.src_uri, message)
-        if messages is None:  # every process of the page ended without its run
-            if r.own:
-                r.status = _reap(r.pid)
-            self._finish(r, PageRun(error=self._death(r)))
+                line = _cell_line(r.job, r.cell)
+                return self._finish(r, PageRun(error=CellError(r.job.display_path, line, "numbook crashed",
+                                                               message["crash"], cell=r.cell)))
+            elif "kept" in message and r.job.src_uri in self._kept.pages:
+                self._kept.pages[r.job.src_uri].position = message["kept"]
 
-    def _death(self, r: _Running) -> CellError:
-        """What to report for a worker that ended without sending its run."""
-        code = None if r.status is None else os.waitstatus_to_exitcode(r.status)
+    def _death(self, r: _Running, status: int | None) -> CellError:
+        """What to report for a worker that ended (with this wait status) without sending its run."""
+        code = None if status is None else os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - r.started
         if code == -signal.SIGXCPU:
             reason = (
@@ -580,20 +525,16 @@ class PagePool:
             seen = _cpu_and_state(r.pid)
             r.samples.append((now, *(seen or (0.0, False))))
             verdict = waiting(r.samples, r.job.wall_timeout, known=seen is not None)
-            if verdict is None:
-                continue
-            self._stop(r)
-            self._running.remove(r)
-            self._finished.add(r.job.src_uri)
-            err = CellError(
-                r.job.display_path,
-                _cell_line(r.job, r.cell),
-                f"timed out waiting: in {r.job.wall_timeout:g} s of wall-clock time the page {verdict} "
-                f"(its CPU time limit is {r.job.timeout:g} s), so it was stopped in this block, which "
-                "waits on something (input, a lock, a sleep); the plugin option wall_timeout sets this backstop",
-                cell=r.cell,
-            )
-            self._results[r.job.src_uri] = PageRun(error=err)
+            if verdict is not None:
+                self._stop(r)
+                self._finish(r, PageRun(error=CellError(
+                    r.job.display_path,
+                    _cell_line(r.job, r.cell),
+                    f"timed out waiting: in {r.job.wall_timeout:g} s of wall-clock time the page {verdict} "
+                    f"(its CPU time limit is {r.job.timeout:g} s), so it was stopped in this block, which "
+                    "waits on something (input, a lock, a sleep); the plugin option wall_timeout sets this backstop",
+                    cell=r.cell,
+                )))
 
 
 def waiting(samples: list[tuple[float, float, bool]], window: float, known: bool = True) -> str | None:

@@ -214,36 +214,3 @@ class RenderMemo:
 def _toc_tokens(items: Any) -> list[dict[str, Any]]:
     """The tokens `get_toc` makes ``page.toc`` from, back from the table it made."""
     return [{"name": a.title, "id": a.id, "level": a.level, "children": _toc_tokens(a.children)} for a in items]
-
-
-def remember_highlighting() -> None:
-    """Highlight each code block once per process: under `mkdocs serve` an edited page converts
-    again, and most of its code blocks (Pygments was about half of a chapter's conversion) are
-    the ones highlighted last time.
-
-    pymdownx.highlight offers no hook for this, so its module's reference to
-    ``pygments.highlight`` is wrapped; the result is the same function of (code, lexer and its
-    options, formatter and its options), so the HTML is the same. Left alone if pymdownx no
-    longer calls Pygments that way.
-    """
-    try:
-        import pygments
-        from pymdownx import highlight as module
-    except ImportError:
-        return
-    if getattr(module, "highlight", None) is not pygments.highlight:
-        return
-    seen: dict[tuple, str] = {}
-
-    def highlight(code: str, lexer: Any, formatter: Any, outfile: Any = None) -> Any:
-        if outfile is not None:
-            return pygments.highlight(code, lexer, formatter, outfile)
-        key = (code, type(lexer), repr(sorted(lexer.options.items())),
-               type(formatter), repr(sorted(formatter.options.items())))
-        if key not in seen:
-            if len(seen) > 20000:
-                seen.clear()
-            seen[key] = pygments.highlight(code, lexer, formatter)
-        return seen[key]
-
-    module.highlight = highlight

@@ -35,7 +35,6 @@ from .figures import figure_output
 from .format import format_value, plain_value, set_default_decimals
 from .parse import template_parts
 
-PLUGIN_DIR = inputs.NUMBOOK_DIR
 
 
 @dataclass(frozen=True)
@@ -73,11 +72,6 @@ def job_from_data(data: dict[str, Any]) -> PageJob:
     )
     tuples = {name: tuple(data[name]) for name in ("watch", "link_packages", "outputs")}
     return PageJob(**{**data, **tuples, "cells": cells})
-
-
-def _under(path: str, dirs: Sequence[str]) -> bool:
-    p = os.path.abspath(path)
-    return any(p == d or p.startswith(d.rstrip(os.sep) + os.sep) for d in dirs)
 
 
 class _FreshLoader(importlib.machinery.SourceFileLoader):
@@ -135,13 +129,8 @@ def _trim(tb: TracebackType | None, job: PageJob) -> list[traceback.FrameSummary
     for fr in frames:
         if fr.filename == job.display_path:
             keep.append(fr)
-        elif (
-            os.path.isabs(fr.filename)
-            and _under(fr.filename, [job.root])
-            and not _under(fr.filename, [PLUGIN_DIR])
-            and "site-packages" not in fr.filename
-        ):
-            keep.append(fr)
+        elif os.path.isabs(fr.filename) and inputs.Reads(job.root).tracks(os.path.abspath(fr.filename)):
+            keep.append(fr)  # the project's code (not numbook's, not an installed package's)
     return keep
 
 

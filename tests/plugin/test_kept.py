@@ -224,3 +224,44 @@ def test_a_kept_state_that_died_means_a_run_from_the_start(serve):
     plugin = build()
     assert runs(site) == ["b0", "b1", "b2", "b3"]
     assert "b3 47 470" in site.main()
+
+
+KEEPER = """
+import sys
+sys.path.insert(0, {tests!r})
+from plugin.conftest import Site
+from pathlib import Path
+site = Site(Path({root!r}))
+site.build(serve=True)
+site.page("index.md", {edited!r})
+plugin = site.build(serve=True, startup=False)
+print(plugin.kept.pages["index.md"].pid, flush=True)
+sys.stdin.read()  # until killed
+"""
+
+
+def test_a_killed_serve_leaves_no_process_and_no_directory(make_site, tmp_path):
+    """`mkdocs serve` killed outright (no clean-up runs): its kept states end with it, and no
+    numbook-* directory is left in the temporary directory (a kept state has no name there)."""
+    import signal
+    import subprocess
+    import sys
+
+    site = make_site({"index.md": page([1, 2, 3, 4])})
+    site.write("src/helper.py", "SCALE = 10\n")
+    temporary = tmp_path / "tmp"  # its own temporary directory (other builds may share /tmp)
+    temporary.mkdir()
+    script = KEEPER.format(tests=str(Path(__file__).parents[1]), root=str(site.root), edited=page([1, 2, 3, 40]))
+    host = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "TMPDIR": str(temporary)})
+    try:
+        state = int(host.stdout.readline())
+        assert Path(f"/proc/{state}").exists()
+    finally:
+        host.send_signal(signal.SIGKILL)
+        host.wait()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{state}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{state}").exists() or "Z" in Path(f"/proc/{state}/stat").read_text().split(")")[1][:3]
+    assert list(temporary.glob("numbook-*")) == []

@@ -54,11 +54,22 @@ SWITCHES = {
     "katex": "KaTeX results remembered per process (katex.render and _tidied unwrapped)",
     "parse": "parsed pages remembered per process (book._parse_page = parse_page)",
     "svg": "SVG measurements remembered per process (figures.svg_size, smallest_font unwrapped)",
-    "jinja": "the theme's compiled templates kept (now in memory, before in files under .cache)",
+    "jinja": "the theme's compiled templates kept in files under .cache (Jinja's bytecode cache)",
 }
 
 
 # --- in the worker process ------------------------------------------------------------------
+
+
+def _unwrap(module, names) -> bool:
+    """Replace each memoised function ``names`` of ``module`` by the function it wraps."""
+    found = False
+    for attr in names:
+        f = getattr(module, attr, None)
+        if hasattr(f, "__wrapped__"):
+            setattr(module, attr, f.__wrapped__)
+            found = True
+    return found
 
 
 def _switch_off(name: str, config_text: str) -> tuple[str, bool]:
@@ -102,14 +113,7 @@ def _switch_off(name: str, config_text: str) -> tuple[str, bool]:
                 found = True
         return config_text, found
     if name == "katex":
-        katex = module("numbook.katex")
-        found = False
-        for attr in ("render", "_tidied"):
-            f = getattr(katex, attr, None)
-            if hasattr(f, "__wrapped__"):
-                setattr(katex, attr, f.__wrapped__)
-                found = True
-        return config_text, found
+        return config_text, _unwrap(module("numbook.katex"), ("render", "_tidied"))
     if name == "parse":
         book = module("numbook.book")
         if book is None or not hasattr(book, "_parse_page") or not hasattr(book._parse_page, "__wrapped__"):
@@ -117,22 +121,12 @@ def _switch_off(name: str, config_text: str) -> tuple[str, bool]:
         book._parse_page = book.parse_page
         return config_text, True
     if name == "svg":
-        figures = module("numbook.figures")
-        found = False
-        for attr in ("svg_size", "smallest_font"):
-            f = getattr(figures, attr, None)
-            if hasattr(f, "__wrapped__"):
-                setattr(figures, attr, f.__wrapped__)
-                found = True
-        return config_text, found
+        return config_text, _unwrap(module("numbook.figures"), ("svg_size", "smallest_font"))
     if name == "jinja":
         plugin = module("numbook.plugin")
-        if plugin is not None and hasattr(plugin, "COMPILED_TEMPLATES"):  # now: in memory
-            plugin.COMPILED_TEMPLATES = None
-            return config_text, True
         if plugin is None or "FileSystemBytecodeCache" not in Path(plugin.__file__).read_text():
             return config_text, False
-        import jinja2  # before: in files under .cache
+        import jinja2
 
         jinja2.FileSystemBytecodeCache = lambda directory: None
         return config_text, True

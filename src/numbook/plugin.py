@@ -4,7 +4,8 @@ Hooks: ``on_startup`` learns whether we are serving, ``on_config`` reads which M
 extensions the site has and pins the build date (`pin_build_date`; ``on_post_build``
 and ``on_build_error`` take it back), ``on_files`` runs every page up front (in
 parallel, cached) and adds the generated figures and data files, ``on_page_markdown``
-renders each page, and ``on_serve`` watches the project's module directories.
+renders each page, and ``on_serve`` (then ``on_post_build``) watches the project's module
+directories and every other file a page read (`Book.inputs`, the stored conversions' reads).
 """
 
 from __future__ import annotations

@@ -445,6 +445,9 @@ class Book:
 
     def finish(self, src_uri: str, html_text: str) -> str:
         """The page's HTML with what `render` held back put in place of its stand-ins."""
+        # md_in_html inside a tab (pymdownx.tabbed) converts a block's Markdown but leaves its
+        # markdown="1" on the tag, which is no HTML attribute: numbook's own wrappers drop it
+        html_text = _LEFT_MARKDOWN_ATTRIBUTE.sub(r"\1", html_text)
         held = self._late.pop(src_uri, None)
         if not held:
             return html_text
@@ -477,6 +480,7 @@ class Book:
 
 
 _HELD_DATA = re.compile(r"<!--numbook-data [0-9a-f]+-\d+-->")
+_LEFT_MARKDOWN_ATTRIBUTE = re.compile(r'(<div class="numbook-[^"<>]*") markdown="1"')
 
 
 def _cell_text(cell) -> str:

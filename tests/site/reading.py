@@ -10,7 +10,9 @@ measured in a real Chromium, from the page as shown:
 * **height**: the article's height in screens of a 390 x 844 phone, with every part laid out
   (the stylesheet lets the browser skip what is off-screen) and every fold and aside closed.
 * **code lines in view**: the lines of every code block a reader sees with every fold and aside
-  closed (a tab that is not selected is not seen).
+  closed (a tab that is not selected is not seen). A block inside a closed ``<details>`` is not
+  seen even though Chromium still gives it a box once the stylesheet lifts
+  ``content-visibility``, and the *Cite this page* box is left out as it is for words.
 
 Run on a built site (``uv run mkdocs build``)::
 
@@ -54,6 +56,7 @@ MEASURE = """() => {
   const height = article.getBoundingClientRect().height;
   const codeLines = [...article.querySelectorAll('pre')]
     .filter((pre) => pre.getClientRects().length > 0)
+    .filter((pre) => !pre.parentElement.closest('details:not([open]), .numbook-cite'))
     .reduce((n, pre) => n + pre.textContent.replace(/\\n+$/, '').split('\\n').length, 0);
   const copy = article.cloneNode(true);
   copy.querySelectorAll(

@@ -32,7 +32,7 @@ from matplotlib.path import Path
 from ._common import PHONE_WIDTH_IN, attach_table, plain
 from ._placement import MARGIN, Rect, Room, beside, segment_hits, text_height
 from .collisions import one_label
-from .palette import INK, INK_GRID, INK_MUTED, ROLE_COLORS, ROLE_NAMES
+from .palette import INK, INK_GRID, INK_MUTED, NO_ROLE, ROLE_COLORS, ROLE_NAMES
 from .style import new_figure, styled
 
 LABEL_SIZE = 10.0  # box name
@@ -307,7 +307,9 @@ def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
     long_edges = [e for e in edges if layer[e.target] - layer[e.source] > 1]
     channels = _channels(long_edges, boxes, layer)
     placed = {b.id: b.x for b in boxes.values()}
-    used = [r for r in ROLE_COLORS if any(n.role == r for n in graph.nodes)] if legend else []
+    used: list[str | None] = [r for r in ROLE_COLORS if any(n.role == r for n in graph.nodes)] if legend else []
+    if used and any(n.role is None for n in graph.nodes):
+        used.append(None)  # ids, scores, messages, logits: the legend gives them no colour, and says so
 
     extra: dict[int, float] = defaultdict(float)  # more room under a layer whose labels are crowded
     pads: dict[tuple[str, int], float] = defaultdict(float)  # more room before a lane's side channels
@@ -359,7 +361,7 @@ def _in_group(group: str | None, outer: str) -> bool:
 
 
 def _draw(graph, boxes: Mapping[str, _Box], layer: Mapping[str, int], channels, width: float,
-          title: str | None, used: Sequence[str], extra: Mapping[int, float], pads):
+          title: str | None, used: Sequence[str | None], extra: Mapping[int, float], pads):
     """One drawing of the laid-out graph; returns the figure, its axes, the layers whose
     arrow labels found no clear place, and how much further out side channels should run
     to leave room for the labels beside them."""
@@ -413,6 +415,7 @@ def _draw(graph, boxes: Mapping[str, _Box], layer: Mapping[str, int], channels, 
         ax.text(0.0, 0.05, plain(title), ha="left", va="top", color=INK, fontsize=11, fontweight="bold")
     if used:
         handles = [Patch(facecolor="none", edgecolor=ROLE_COLORS[r], linewidth=1.8, label=ROLE_NAMES[r])
+                   if r else Patch(facecolor="none", edgecolor=INK_MUTED, linewidth=1.1, label=NO_ROLE)
                    for r in used]
         fig.legend(handles=handles, loc="lower left", ncols=2, fontsize=SHAPE_SIZE, handlelength=1.2,
                    bbox_to_anchor=(0.0, 0.0), borderaxespad=0.1, columnspacing=1.0)

@@ -36,7 +36,7 @@ from ._sketch import (BOX_H, FS, LINE, WIDTH, Box, Sheet, box_height, box_width,
                       wrap)
 from .dataflow import _label_extent
 from .labels import position_labels
-from .palette import INK, INK_GRID, INK_MUTED, NEUTRAL, ROLE_COLORS
+from .palette import INK, INK_GRID, INK_MUTED, NEUTRAL, NO_ROLE, ROLE_COLORS
 from .style import styled
 
 # --- multi-head attention -----------------------------------------------------------------
@@ -723,7 +723,7 @@ def attention_sources(out: Mapping, blocks: Sequence[str] = ("dec", "cross")) ->
         sh.arrow([(made["Q"].cx, made["Q"].bottom), (ab.cx - 0.15, ab.top)])
         sh.arrow([(made["K"].cx, made["K"].bottom), (ab.cx + 0.15, ab.top)])
         msg_shape = s["message"]
-        mb = sh.box(vx, ab.bottom - BOX_H, "message", shape_text(msg_shape), role="v")
+        mb = sh.box(vx, ab.bottom - BOX_H, "message", shape_text(msg_shape))  # no role colour
         sh.arrow([(made["V"].cx, made["V"].bottom), (mb.cx, mb.top)])
         sh.arrow([(ab.right, mb.cy), (mb.left, mb.cy)])
         sh.text((ab.right + mb.left) / 2, mb.cy - 0.13, "A V", ha="center", color=INK_MUTED)
@@ -734,7 +734,7 @@ def attention_sources(out: Mapping, blocks: Sequence[str] = ("dec", "cross")) ->
                  [s["title"], "message", "A V", shape_text(msg_shape)]]
     roles = (["e"] if any(s["same"] for s in spec) else []) + ["q", "k", "v", "a"] + \
         (["p"] if not all(s["same"] for s in spec) else [])
-    y = sh.legend(y - 0.05, roles)
+    y = sh.legend(y - 0.05, roles, [(NO_ROLE, INK_MUTED, False)])  # the message
     fig = sh.finish(y + 0.04)
     fig.alt_text = attention_sources_alt(out, blocks)
     return attach_table(fig, ["block", "what", "from", "shape"], rows)

@@ -13,10 +13,12 @@ import json
 
 import numpy as np
 import pytest
-from matplotlib.patches import Circle, Rectangle
+from matplotlib.colors import to_hex
+from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
 import bookfigures as bf
 from tinyformer import cost, nn
+from bookfigures.palette import INK_MUTED, NO_ROLE, ROLE_COLORS
 from tinyformer.models import decoder_stack, encdec
 
 CONFIGS = [
@@ -300,3 +302,29 @@ def test_every_shape_of_a_diagram_lies_inside_it(name):
         box = patch.get_window_extent(renderer)
         assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1, \
             f"{type(patch).__name__} at {box} leaves {fig.bbox}"
+
+
+def _edge_around(ax, x: float, y: float) -> str:
+    """The outline colour of the box that holds the point (x, y)."""
+    boxes = [p for p in ax.patches if isinstance(p, FancyBboxPatch)
+             and p.get_x() <= x <= p.get_x() + p.get_width() and p.get_y() <= y <= p.get_y() + p.get_height()]
+    return to_hex(min(boxes, key=lambda p: p.get_width() * p.get_height()).get_edgecolor())
+
+
+def test_a_message_wears_no_role_colour_and_the_legend_says_so():
+    """The legend has no colour for a message (Notation): its box is ink, not the values' green."""
+    params = encdec.load_params()
+    source, target = encdec.PAIRS[0]
+    out = encdec.forward(params, source, encdec.split_target(target)[0])
+    fig = bf.attention_sources(out)
+    ax = fig.axes[0]
+    messages = [t for t in ax.texts if t.get_text() == "message"]
+    assert len(messages) == 2  # one per block
+    for m in messages:  # the values' box stands right above the message's
+        v = next(t for t in ax.texts if t.get_text() == "V" and t.get_position()[0] == m.get_position()[0])
+        assert _edge_around(ax, *m.get_position()) == INK_MUTED
+        assert _edge_around(ax, *v.get_position()) == ROLE_COLORS["v"]
+    assert NO_ROLE in _text(fig)
+    graph = encdec.dataflow(params, source, encdec.split_target(target)[0])
+    legend = [t.get_text() for t in bf.dataflow_diagram(graph, lanes=False).legends[0].get_texts()]
+    assert graph.node("cross.message").role is None and NO_ROLE in legend

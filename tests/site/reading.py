@@ -52,8 +52,11 @@ MEASURE = """() => {
   document.querySelectorAll('details[open]').forEach((d) => { d.open = false; });
   const article = document.querySelector('article');
   const height = article.getBoundingClientRect().height;
+  // a closed <details> still gives its content boxes under the style above: skip it by hand,
+  // and the Cite box, which is not teaching code (its words are left out below as well)
   const codeLines = [...article.querySelectorAll('pre')]
     .filter((pre) => pre.getClientRects().length > 0)
+    .filter((pre) => !pre.closest('details:not([open]), .numbook-cite'))
     .reduce((n, pre) => n + pre.textContent.replace(/\\n+$/, '').split('\\n').length, 0);
   const copy = article.cloneNode(true);
   copy.querySelectorAll(

@@ -10,7 +10,9 @@ measured in a real Chromium, from the page as shown:
 * **height**: the article's height in screens of a 390 x 844 phone, with every part laid out
   (the stylesheet lets the browser skip what is off-screen) and every fold and aside closed.
 * **code lines in view**: the lines of every code block a reader sees with every fold and aside
-  closed (a tab that is not selected is not seen).
+  closed (a tab that is not selected is not seen; a block inside a closed ``<details>`` is not
+  seen either, though Chromium gives it a box once ``content-visibility`` is forced visible;
+  the *Cite this page* box is a citation, not code).
 
 Run on a built site (``uv run mkdocs build``)::
 
@@ -53,7 +55,7 @@ MEASURE = """() => {
   const article = document.querySelector('article');
   const height = article.getBoundingClientRect().height;
   const codeLines = [...article.querySelectorAll('pre')]
-    .filter((pre) => pre.getClientRects().length > 0)
+    .filter((pre) => pre.getClientRects().length > 0 && !pre.closest('details:not([open]), .numbook-cite'))
     .reduce((n, pre) => n + pre.textContent.replace(/\\n+$/, '').split('\\n').length, 0);
   const copy = article.cloneNode(true);
   copy.querySelectorAll(

@@ -555,28 +555,6 @@ def collisions(fig: Figure, *, backgrounds: AbstractCollection[str] | None = Non
                 kind = "line crosses text"
             found.append(Collision(kind, s.name, box.name, float(deepest[k]) * px_to_pt, (s.artist, box.text)))
 
-    # (d) a label that names a marker is clearly nearer it than any other marker
-    margin = renderer.points_to_pixels(AMBIGUITY_PT)
-    for box in boxes:
-        point = _named_point(box.text, renderer)
-        if point is None or not len(discs) or box.legend is not None:
-            continue
-        apart = np.hypot(*(discs[:, :2] - point).T)
-        at_point = apart <= 1.5  # the marker(s) the label names
-        if not at_point.any():
-            continue
-        # a marker that overlaps the label's own is read with it: no label could be nearer one of them
-        touching = apart < discs[:, 2] + discs[at_point, 2].max()
-        if touching.all():
-            continue
-        gaps = -_discs_into_box(box, discs)  # distance from each marker's edge to the box
-        own, nearest = float(gaps[at_point].min()), int(np.argmin(np.where(touching, np.inf, gaps)))
-        if gaps[nearest] < own + max(margin, own):
-            other = strokes[disc_of[nearest]]
-            found.append(Collision("label as near another marker as its own", other.name, box.name,
-                                   float(own + max(margin, own) - gaps[nearest]) * px_to_pt,
-                                   (other.artist, box.text)))
-
     # (c) a legend without a background sits clear of the data and of other texts
     for key, leg in legends.items():
         if key in opaque:
@@ -605,6 +583,28 @@ def collisions(fig: Figure, *, backgrounds: AbstractCollection[str] | None = Non
             if depth > tol:
                 found.append(Collision("legend without background over data", name, b.name, depth * px_to_pt,
                                        (leg, b.text)))
+
+    # (d) a label that names a marker is clearly nearer it than any other marker
+    margin = renderer.points_to_pixels(AMBIGUITY_PT)
+    for box in boxes:
+        point = _named_point(box.text, renderer)
+        if point is None or not len(discs) or box.legend is not None:
+            continue
+        apart = np.hypot(*(discs[:, :2] - point).T)
+        at_point = apart <= 1.5  # the marker(s) the label names
+        if not at_point.any():
+            continue
+        # a marker that overlaps the label's own is read with it: no label could be nearer one of them
+        touching = apart < discs[:, 2] + discs[at_point, 2].max()
+        if touching.all():
+            continue
+        gaps = -_discs_into_box(box, discs)  # distance from each marker's edge to the box
+        own, nearest = float(gaps[at_point].min()), int(np.argmin(np.where(touching, np.inf, gaps)))
+        if gaps[nearest] < own + max(margin, own):
+            other = strokes[disc_of[nearest]]
+            found.append(Collision("label as near another marker as its own", other.name, box.name,
+                                   float(own + max(margin, own) - gaps[nearest]) * px_to_pt,
+                                   (other.artist, box.text)))
     return found
 
 

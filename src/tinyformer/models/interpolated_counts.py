@@ -6,14 +6,14 @@ shorter windows instead. Write h for a window of k symbols and h' for the same w
 oldest symbol; C(h, c) counts how often c followed h in training, C(h) is their sum and T(h) the
 number of different symbols that followed h. Two standard, untuned ways to mix p_k with p_(k-1):
 
-* **Witten-Bell** (Witten and Bell 1991; interpolated as in Chen and Goodman 1998):
+* **Witten-Bell** (Witten and Bell 1991; interpolated as in Chen and Goodman 1999):
 
       p_k(c | h) = (C(h, c) + T(h) p_(k-1)(c | h')) / (C(h) + T(h)).
 
   A window seen often trusts its own counts; one followed by many different symbols leans more
   on the shorter window.
 
-* **interpolated Kneser-Ney** (Kneser and Ney 1995; Chen and Goodman 1998), with the usual
+* **interpolated Kneser-Ney** (Kneser and Ney 1995; Chen and Goodman 1999), with the usual
   discount D = 0.75:
 
       p_k(c | h) = (max(C(h, c) - D, 0) + D T(h) p_(k-1)(c | h')) / C(h),

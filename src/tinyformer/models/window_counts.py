@@ -1,4 +1,6 @@
-"""Counting over the character MLP's whole window: the baseline Part 1 measures its MLP against.
+"""Counting over the character MLP's whole window, with add-alpha smoothing: one of the baselines
+Part 1 measures its MLP against (the strongest, which falls back on shorter windows, is
+`interpolated_counts`).
 
 A count model of order k (`baselines.ngram_table`) predicts the next symbol from how often each
 symbol followed the same last k symbols in the training pairs, plus a small number `alpha` added

@@ -69,11 +69,20 @@ function nameFiguresThatWillScroll(root) {
   });
 }
 
+// A box the browser laid out while the page was still being read in, before this script ran,
+// was announced to no one: it is near if its content is not skipped.
+function boxesAlreadyNear() {
+  const selector = MEASURED_BOXES.map(([s]) => s).join(", ");
+  return [...document.querySelectorAll(selector)].filter((box) =>
+    (box.firstElementChild || box).checkVisibility?.({ contentVisibilityAuto: true }) ?? true);
+}
+
 document$.subscribe(() => {
   near.clear();
   document.querySelectorAll(TABLE_BOX).forEach((box) => name(box, tableName));
   nameFiguresThatWillScroll(document);
   if (!hearsNearness) document.querySelectorAll(".md-typeset").forEach((root) => near.add(root));
+  else boxesAlreadyNear().forEach((box) => near.add(box));
   measureNear();
 });
 // a formula set in KaTeX's own fonts is wider once they have loaded (a font is fetched when a

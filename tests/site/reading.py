@@ -54,6 +54,8 @@ MEASURE = """() => {
   document.querySelectorAll('details[open]').forEach((d) => { d.open = false; });
   const article = document.querySelector('article');
   const height = article.getBoundingClientRect().height;
+  // a closed <details> (fold, aside, check, "Cite this figure") still lays its content out in
+  // Chromium, so getClientRects alone counts code nobody sees; the Cite box is not teaching code
   const codeLines = [...article.querySelectorAll('pre')]
     .filter((pre) => pre.getClientRects().length > 0 && !pre.closest('details:not([open]), .numbook-cite'))
     .reduce((n, pre) => n + pre.textContent.replace(/\\n+$/, '').split('\\n').length, 0);

@@ -35,8 +35,9 @@ from pathlib import Path
 from .parse import OptionError, parse_info
 
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n(?:---|\.\.\.)\n", re.S)
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)\n(?P<code>.*?)^(?P=indent)(?P=fence)[ \t]*$",
-                    re.S | re.M)
+_FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)\n(?P<code>.*?)^(?P=indent)(?P=fence)[ \t]*$", re.S | re.M
+)
 _DISPLAY_MATHS = re.compile(r"\$\$.*?\$\$", re.S)
 _INLINE_MATHS = re.compile(r"(?<![\\$])\$[^$\n]+?\$")
 _INLINE_VALUE = re.compile(r"`\{py\}[^`]*`")
@@ -47,6 +48,7 @@ _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)+\|
 _WORD = re.compile(r"[\w'’-]*[^\W\d_][\w'’-]*")
 _DETAILS_TAG = re.compile(r"<(/?)details\b[^>]*>")
 _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.S)
+_EXEC = re.compile(r"\s*python[ \t]+exec(?:[ \t]|$)")
 _TAB = re.compile(r"^(?P<indent>[ \t]*)===(?P<mark>[+!]?)[ \t]+(?P<title>.*)$")
 
 # What a block makes, as calls in its code (numbook.api and numbook.widgets).
@@ -105,16 +107,14 @@ def _code_lines(code: str) -> int:
 
 def _shown_by(fence: re.Match[str]) -> str:
     """What a fenced block puts in view: its caption as text, and a mark per thing it shows."""
-    code = fence.group("code")
-    try:
-        options = parse_info(fence.group("info"))
-    except OptionError:
-        options = None
-    if options is None:  # plain code (or a block the build will refuse): all of it in view
-        if re.match(r"\s*python[ \t]+exec\b", fence.group("info")):
-            return ""
+    code, info = fence.group("code"), fence.group("info")
+    if not _EXEC.match(info):  # plain code: all of it in view
         return _CODE_LINE * _code_lines(code)
-    if options.check is not None or options.kind == "setup":
+    try:
+        options = parse_info(info)
+    except OptionError:  # the build refuses such a page: there is nothing to read
+        return ""
+    if options is None or options.check is not None or options.kind == "setup":
         return ""
     made = _TABLE * (len(_TABLE_CALL.findall(code)) + len(_WIDGET_CALL.findall(code)))
     if _MARKDOWN_CALL.search(code) and _MARKDOWN_TABLE.search(code):
@@ -135,34 +135,41 @@ def _replace_fences(markdown: str) -> str:
     return _FENCE.sub(shown, markdown)
 
 
+def _tab_body(lines: list[str], title: int, indent: str) -> tuple[list[str], int]:
+    """The body of the tab titled on line `title` (its indented lines), and where it ends."""
+    start = end = title + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end].startswith(indent + "    ")):
+        end += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1  # trailing blank lines belong to what follows
+    return lines[start:end], end
+
+
 def _selected_tabs_only(markdown: str) -> str:
     """Drop the body of every tab a reader does not see: all but the selected one of a group."""
     lines = markdown.split("\n")
     kept: list[str] = []
     i = 0
     while i < len(lines):
-        m = _TAB.match(lines[i])
-        if not m:
+        tab = _TAB.match(lines[i])
+        if not tab:
             kept.append(lines[i])
             i += 1
             continue
-        group = []  # (title line, body lines) of each tab of this group
-        indent = m.group("indent")
-        while i < len(lines) and (m := _TAB.match(lines[i])) and m.group("indent") == indent \
-                and not (group and m.group("mark") == "!"):
-            body_start = i = i + 1
-            while i < len(lines) and (not lines[i].strip() or lines[i].startswith(indent + "    ")):
-                i += 1
-            while i > body_start and not lines[i - 1].strip():
-                i -= 1  # trailing blank lines belong to what follows
-            group.append((m, lines[body_start - 1], lines[body_start:i]))
-            following = i
-            while following < len(lines) and not lines[following].strip():
-                following += 1
-            if following < len(lines) and _TAB.match(lines[following]):
-                i = following  # only blank lines between this tab and the next
-        chosen = next((k for k, (tab, _, _) in enumerate(group) if tab.group("mark") == "+"), 0)
-        for k, (_, title, body) in enumerate(group):
+        indent = tab.group("indent")
+        group = []  # (title, body lines, selected) of each tab of the group
+        while tab:
+            body, end = _tab_body(lines, i, indent)
+            group.append((lines[i], body, tab.group("mark") == "+"))
+            i = end
+            after = next((k for k in range(end, len(lines)) if lines[k].strip()), len(lines))
+            tab = _TAB.match(lines[after]) if after < len(lines) else None
+            if tab and (tab.group("indent") != indent or tab.group("mark") == "!"):
+                tab = None  # a tab that starts a group of its own
+            if tab:
+                i = after
+        chosen = next((k for k, (_, _, selected) in enumerate(group) if selected), 0)
+        for k, (title, body, _) in enumerate(group):
             kept.append(title)
             if k == chosen:
                 kept.extend(body)

@@ -106,12 +106,12 @@ def multihead_diagram(x, heads: Sequence[Mapping], W_O, mask=None, *, head_label
             continue
         sh.arrow([(top.cx + (cx - WIDTH / 2) * 0.25, top.bottom), (cx, y)])
         hb = sh.box(cx, y, names[h], _head_lines(s["heads"][h]), width=col)
-        mb = sh.box(cx, y + head_h + 0.3, "message", shape_text(s["heads"][h]["message"]), role="v",
+        mb = sh.box(cx, y + head_h + 0.3, "message", shape_text(s["heads"][h]["message"]),  # no role colour
                     width=min(col, box_width("message", "8 × 88")))
         sh.arrow([(cx, hb.bottom), (cx, mb.top)])
         messages.append(mb)
     y = messages[0].bottom + 0.42
-    cat = sh.box(WIDTH / 2, y, "side by side", shape_text(s["concat"]), role="v")
+    cat = sh.box(WIDTH / 2, y, "side by side", shape_text(s["concat"]))  # messages: no role colour
     for mb in messages:
         sh.arrow([(mb.cx, mb.bottom), (cat.cx + (mb.cx - WIDTH / 2) * 0.25, cat.top)])
     y = cat.bottom + 0.42
@@ -122,7 +122,7 @@ def multihead_diagram(x, heads: Sequence[Mapping], W_O, mask=None, *, head_label
     note = (f"Every head reads the whole {s['x'][1]}-number row through its own W_Q, W_K, W_V "
             f"({shape_text(h0['W_Q'])} each).")
     y = sh.lines(0.02, upd.bottom + 0.12, wrap(note, WIDTH - 0.05))
-    y = sh.legend(y + 0.08, ["e", "v", "d"])
+    y = sh.legend(y + 0.08, ["e", "d"], [(NO_ROLE, INK_MUTED, False)])  # the messages
     fig = sh.finish(y + 0.04)
     rows = [["input rows E", shape_text(s["x"])]]
     for h, head in enumerate(s["heads"]):
@@ -186,7 +186,7 @@ def rows_and_features(weights, tokens: Sequence[str], row: int, ffn: Mapping, *,
     step = 0.2
     ys = [y + step * (j + 0.5) for j in range(n)]
     recv = sh.box(WIDTH - box_width(f"row {row + 1}: {tokens[row]}", "Σ α v") / 2 - 0.02,
-                  ys[row] - BOX_H / 2, f"row {row + 1}: {tokens[row]}", "Σ α v", role="d")
+                  ys[row] - BOX_H / 2, f"row {row + 1}: {tokens[row]}", "Σ α v")  # a message: no role colour
     rows_out = []
     for j in range(n):
         ok = bool(allowed[row, j])
@@ -230,7 +230,7 @@ def rows_and_features(weights, tokens: Sequence[str], row: int, ffn: Mapping, *,
     y += 2 * LINE + 0.04
     y = sh.lines(0.02, y, wrap(f"One line per product: {d_in * d_ff} + {d_ff * d_out}. The same weights "
                                "work on every row, one row at a time.", WIDTH - 0.05))
-    y = sh.legend(y + 0.1, ["a", "d", "p"])
+    y = sh.legend(y + 0.1, ["a", "d", "p"], [(NO_ROLE, INK_MUTED, False)])  # the message Σ α v
     fig = sh.finish(y + 0.04)
     rows_out += [["FFN", "W1", shape_text(np.shape(ffn["W1"]))], ["FFN", "W2", shape_text(np.shape(ffn["W2"]))]]
     fig.alt_text = rows_and_features_alt(w, tokens, row, ffn, mask=mask)

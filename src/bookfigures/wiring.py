@@ -154,8 +154,8 @@ def rows_and_features_alt(weights, tokens: Sequence[str], row: int, ffn: Mapping
     return (f"Two panels. Across rows: the row of {tokens[row]} (position {row + 1}) mixes the value rows of the "
             f"{k} positions it may read, with weights that sum to one; the largest, {w[row, top]:.2f}, goes to "
             f"{tokens[top]} (position {top + 1}), and the {len(tokens) - k} later positions are blocked. Within one "
-            f"row: the feed-forward network takes one row of {d_in} numbers to {d_ff} hidden units (W₁, "
-            f"{d_in} × {d_ff}, then ReLU) and back to {d_out} numbers (W₂, {d_ff} × {d_out}), one line per "
+            f"row: the feed-forward network takes one row of {d_in} numbers to {d_ff} hidden units (W₁ᶠᶠ, "
+            f"{d_in} × {d_ff}, then ReLU) and back to {d_out} numbers (W₂ᶠᶠ, {d_ff} × {d_out}), one line per "
             f"product, with the same weights at every position.")
 
 
@@ -225,8 +225,8 @@ def rows_and_features(weights, tokens: Sequence[str], row: int, ffn: Mapping, *,
         sh.square(x, yy, size, "d", filled=False)
         sh.text(x + size / 2 + 0.06, yy, c)
     y += tallest * pitch + 0.08
-    sh.text((xs[0] + xs[1]) / 2, y + LINE / 2, f"W₁ {d_in} × {d_ff}, ReLU", ha="center", color=INK_MUTED)
-    sh.text((xs[1] + xs[2]) / 2, y + LINE * 1.5, f"W₂ {d_ff} × {d_out}", ha="center", color=INK_MUTED)
+    sh.text((xs[0] + xs[1]) / 2, y + LINE / 2, f"W₁ᶠᶠ {d_in} × {d_ff}, ReLU", ha="center", color=INK_MUTED)
+    sh.text((xs[1] + xs[2]) / 2, y + LINE * 1.5, f"W₂ᶠᶠ {d_ff} × {d_out}", ha="center", color=INK_MUTED)
     y += 2 * LINE + 0.04
     y = sh.lines(0.02, y, wrap(f"One line per product: {d_in * d_ff} + {d_ff * d_out}. The same weights "
                                "work on every row, one row at a time.", WIDTH - 0.05))

@@ -76,7 +76,7 @@ def test_rows_and_features_reads_the_ffn_widths_and_the_weights(d, d_ff):
     tokens = [f"t{i}" for i in range(n)]
     fig = bf.rows_and_features(weights, tokens, row, ffn, mask=nn.causal_mask(n))
     text = _text(fig)
-    assert f"hidden ({d_ff})" in text and f"W₁ {d} × {d_ff}, ReLU" in text and f"W₂ {d_ff} × {d}" in text
+    assert f"hidden ({d_ff})" in text and f"W₁ᶠᶠ {d} × {d_ff}, ReLU" in text and f"W₂ᶠᶠ {d_ff} × {d}" in text
     assert f"{d * d_ff} + {d_ff * d}" in text
     for j in range(row + 1):  # the weights the receiving row gives, as the engine's softmax made them
         assert f"{weights[row, j]:.2f}" in text.split("\n")

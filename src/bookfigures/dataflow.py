@@ -269,13 +269,16 @@ def _wrapped(text: str, size: float, lines: int = 2) -> str | None:
 @styled
 def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
                      labels: Mapping[str, str] | None = None,
-                     op_labels: Mapping[str, str] | None = None, lanes: bool = True) -> Figure:
+                     op_labels: Mapping[str, str] | None = None, lanes: bool = True,
+                     param_labels: Mapping[str, str] | None = None) -> Figure:
     """Draw a dataflow graph: arrays as boxes in their legend colours, operations on the arrows.
 
     `labels` renames boxes and `op_labels` the operation making a box (both keyed by node
     id), for this picture only: a phone-width picture may say "Q" where the graph says
-    "queries Q". Groups get a frame, lanes a column (``lanes=False``: one column, narrower
-    when a lane holds few boxes). A group whose name extends another's ("block 1, head 1"
+    "queries Q"; `param_labels` renames parameters in the data table (keyed by the
+    graph's parameter name), so a page can write E_pos where the engine's dict says P.
+    Groups get a frame, lanes a column (``lanes=False``: one column, narrower when a lane
+    holds few boxes). A group whose name extends another's ("block 1, head 1"
     in "block 1") is framed inside it. The data table has one row per arrow with the
     shapes it joins, so the numbers in the picture can be read as text.
 
@@ -326,7 +329,7 @@ def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
             extra[k] += 0.16
     _fit_width(fig, ax)
     rows = [[names[e.source], graph.node(e.source).shape_text, e.op.label,
-             ", ".join(f"{p.name} ({_shape(p.shape)})" for p in e.op.params),
+             ", ".join(f"{(param_labels or {}).get(p.name, p.name)} ({_shape(p.shape)})" for p in e.op.params),
              names[e.target], graph.node(e.target).shape_text] for e in edges]
     return attach_table(fig, ["from", "shape in", "operation", "parameters", "to", "shape out"], rows)
 

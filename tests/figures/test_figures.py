@@ -617,3 +617,21 @@ def test_nested_groups_get_nested_frames_that_take_in_no_other_box():
     [head2] = [p.get_bbox() for p in boxes if p.get_edgecolor()[:3] != to_rgba(pal.INK_GRID)[:3]
                and any(t.get_text() == "head 2" and p.get_bbox().contains(*t.get_position()) for t in ax.texts)]
     assert not inner.overlaps(head2)
+
+
+def test_param_labels_rename_parameters_in_the_data_table_only():
+    """A page may call the engine's P its E_pos: the data table says so, the graph is unchanged."""
+    import bookfigures as bf
+    from tinyformer.models import onehead
+
+    params = onehead.load_params()
+    graph = onehead.dataflow(params, onehead.encode(onehead.RIVER_SENTENCE))
+    plain_rows = bf.dataflow_diagram(graph).data_table[1]
+    renamed = bf.dataflow_diagram(graph, param_labels={"P": "E_pos", "W1": "W_1"}).data_table[1]
+    column = 3  # from, shape in, operation, parameters, ...
+    before = [row[column] for row in plain_rows]
+    after = [row[column] for row in renamed]
+    assert "P (20 × 4)" in before and "E_pos (20 × 4)" in after and "P (20 × 4)" not in after
+    assert any(cell.startswith("W_1 (4 × 8), b1") for cell in after)
+    assert [b for b, a in zip(before, after) if b != a] == [c for c in before if c.startswith(("P ", "W1 "))]
+    assert {p.name for p in graph.params()} >= {"P", "W1"}

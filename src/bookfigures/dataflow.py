@@ -68,12 +68,12 @@ class _Box:
         return self.x + self.width / 2
 
 
-def _text_width(text: str, size: float) -> float:
+def _text_width(text: str, size: float, weight: str = "normal") -> float:
     """Width in inches of `text` set in the house font (mathtext included), measured, not guessed."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextToPath
 
-    prop = FontProperties(size=size)  # the house style's sans-serif (figures are built inside it)
+    prop = FontProperties(size=size, weight=weight)  # the house style's sans-serif
     width, _, _ = TextToPath().get_text_width_height_descent(text, prop, ismath="$" in text)
     return width / 72.0
 
@@ -181,15 +181,15 @@ def _runs(text: str) -> list[tuple[str, bool]]:
     return [(piece, sub) for piece, sub in runs if piece]
 
 
-def _line_width(line: str, size: float) -> float:
-    space = _text_width("x x", size) - _text_width("xx", size)
-    return sum(_text_width(plain(piece.strip()), size) + space * (len(piece) - len(piece.strip()))
+def _line_width(line: str, size: float, weight: str = "normal") -> float:
+    space = _text_width("x x", size, weight) - _text_width("xx", size, weight)
+    return sum(_text_width(plain(piece.strip()), size, weight) + space * (len(piece) - len(piece.strip()))
                for piece, _ in _runs(line))
 
 
-def _label_width(text: str, size: float) -> float:
-    """Width in inches of a label as `_label` draws it (its widest line)."""
-    return max(_line_width(line, size) for line in text.split("\n"))
+def _label_width(text: str, size: float, weight: str = "normal") -> float:
+    """Width in inches of a label as `_label` draws it (its widest line), in that font weight."""
+    return max(_line_width(line, size, weight) for line in text.split("\n"))
 
 
 def _label_extent(text: str, size: float) -> tuple[float, float, float]:
@@ -226,8 +226,9 @@ def _label(ax, x: float, y: float, text: str, *, size: float, ha: str = "center"
                         rotation_mode="anchor", **style)]
     # An SVG viewer drops a text's leading and trailing spaces, so each piece is drawn without
     # them and its spaces become advances of the pen.
-    space = _text_width("x x", size) - _text_width("xx", size)
-    widths = [_text_width(plain(piece.strip()), size) + space * (len(piece) - len(piece.strip()))
+    weight = style.get("fontweight", "normal")  # bold pieces are wider: measure them bold
+    space = _text_width("x x", size, weight) - _text_width("xx", size, weight)
+    widths = [_text_width(plain(piece.strip()), size, weight) + space * (len(piece) - len(piece.strip()))
               for piece, _ in runs]
     pos = {"left": 0.0, "center": -sum(widths) / 2, "right": -sum(widths)}[ha]
     drop = SUB_DROP * size / 72.0

@@ -212,6 +212,10 @@ CHECKS = """() => [...document.querySelectorAll('details.numbook-check')].map(d 
 }))"""
 
 
+#: True for a check mark a reader can see: its check is inside no closed fold or aside.
+SEEN_MARK = "m => !(m.closest('details.numbook-check') || m).parentElement.closest('details:not([open])')"
+
+
 def test_checks_fold_to_a_small_mark_that_opens(phone, served_site):
     phone.goto(served_site + "/part2-one-head/", wait_until="networkidle")
     checks = phone.evaluate(CHECKS)
@@ -220,14 +224,22 @@ def test_checks_fold_to_a_small_mark_that_opens(phone, served_site):
         assert not check["open"]
         assert check["height"] <= 32, f"a folded check takes {check['height']} px: {check['name'][:60]}"
         assert check["name"].startswith("✓Checked when this page was built: ")
-    # checks in a row stand side by side: no mark covers another
-    marks = [m.bounding_box() for m in phone.locator(".numbook-check__mark").all()]
+    # checks in a row stand side by side: no mark a reader sees covers another, with the
+    # asides closed and with them open (a closed aside still lays out its marks in Chromium,
+    # at places nobody sees, so those are left out)
     assert phone.locator("details.numbook-check + details.numbook-check").count() >= 1
-    for i, a in enumerate(marks):
-        for b in marks[i + 1:]:
-            apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
-                     or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
-            assert apart, f"two check marks overlap at {a} and {b}"
+    for state in ("closed", "open"):
+        if state == "open":
+            phone.evaluate("() => document.querySelectorAll('details.aside').forEach(d => { d.open = true; })")
+        marks = [m.bounding_box() for m in phone.locator(".numbook-check__mark").all()
+                 if m.evaluate(SEEN_MARK)]
+        assert len(marks) >= 10, f"too few check marks seen with the asides {state}"
+        for i, a in enumerate(marks):
+            for b in marks[i + 1:]:
+                apart = (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                         or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+                assert apart, f"two check marks overlap at {a} and {b} (asides {state})"
+    phone.evaluate("() => document.querySelectorAll('details.aside').forEach(d => { d.open = false; })")
     first = phone.locator("details.numbook-check summary").first
     first.click()
     opened = phone.evaluate(CHECKS)[0]

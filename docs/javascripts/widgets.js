@@ -65,27 +65,14 @@
   const uid = (prefix) => `${prefix}-${++counter}`;
 
   // A table in a box that scrolls sideways on a phone, reachable and named for the keyboard.
+  // It opens at its first columns, as the page's other tables do; when it is wider than the
+  // box it says so, and keeps its row labels in view while it scrolls (book.js, book.css).
+  // The cell the prose names is marked wherever it is.
   function scrollBox(label, table) {
     const box = element("div", { class: "numbook-widget-scroll", tabindex: "0", role: "region", "aria-label": label });
     box.append(table);
+    window.bookWatchScroll?.(box);
     return box;
-  }
-
-  // A table wider than its box shows the cell the prose names, beside the row labels that
-  // stay in view (book.css holds the first column sticky). It scrolls by whole columns: the
-  // first column shown after the labels is the leftmost that still lets the named one fit,
-  // so no number is ever cut at the labels' edge; if the named cell fits unscrolled, the
-  // table opens at its left edge.
-  function revealNamed(table) {
-    const named = table.querySelector(".numbook-named");
-    const box = table.closest(".numbook-widget-scroll");
-    if (!named || !box || box.scrollWidth <= box.clientWidth) return;
-    const head = [...(table.rows[0]?.cells || [])];
-    const labels = head[0]?.offsetWidth || 0;
-    const right = named.offsetLeft + named.offsetWidth;
-    const start = head.slice(1).map((cell) => cell.offsetLeft - labels)
-      .find((scroll) => right - scroll <= box.clientWidth);
-    box.scrollLeft = Math.max(0, start ?? named.offsetLeft - labels);
   }
 
   function tableHead(table, header, align, index) {
@@ -233,7 +220,6 @@
       select(key) {
         radios.forEach((r) => { r.checked = r.value === key; });
         data.tables.forEach((variants, k) => fillTable(tables[k], variants[key], note));
-        tables.forEach(revealNamed);
         root.dataset.selected = key;
       },
       figures: data.figures,

@@ -113,8 +113,27 @@ function nameSectionToggles() {
   });
 }
 
+// Material puts a code block's copy button in a <nav> of its own, as the block comes near the
+// screen: a page with twenty blocks in view had twenty unnamed navigation regions, which a
+// screen reader lists among the page's landmarks (axe: landmark-unique). Each becomes the
+// plain box it looks like (Material styles it by its class).
+function plainCodeNav(nav) {
+  const box = document.createElement("div");
+  box.className = nav.className;
+  box.append(...nav.childNodes);
+  nav.replaceWith(box);
+}
+new MutationObserver((changes) => {
+  for (const change of changes) {
+    for (const node of change.addedNodes) {
+      if (node.nodeName === "NAV" && node.classList.contains("md-code__nav")) plainCodeNav(node);
+    }
+  }
+}).observe(document.body, { childList: true, subtree: true });
+
 document$.subscribe(() => {
   nameSectionToggles();
+  document.querySelectorAll("nav.md-code__nav").forEach(plainCodeNav);
   near.clear();
   document.querySelectorAll(TABLE_BOX).forEach((box) => { name(box, tableName); watchScroll(box); });
   nameFiguresThatWillScroll(document);

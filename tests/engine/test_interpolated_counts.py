@@ -49,6 +49,36 @@ def test_kneser_ney_on_five_pairs_worked_by_hand():
     assert np.allclose(model.probs([[3]])[0], [float(p) for p in p0], rtol=1e-12, atol=0)
 
 
+def test_kneser_ney_with_discounts_from_the_counts_of_counts_worked_by_hand():
+    """D = n1 / (n1 + 2 n2) per length. Order 0's counts (different symbols just before each
+    symbol) are 1, 2, 1: n1 = 2, n2 = 1, D0 = 2 / 4 = 1/2. Order 1's counts C(0, 1) = 2, C(0, 2) = 1,
+    C(1, 0) = 1, C(2, 1) = 1: n1 = 3, n2 = 1, D1 = 3 / 5.
+    p0(c) = (max(N(c) - 1/2, 0) + 1/2 * 3 * 1/4) / 4: c = 0 gives (1/2 + 3/8) / 4 = 7/32, c = 1 gives
+    (3/2 + 3/8) / 4 = 15/32, c = 2 gives 7/32, c = 3 gives (3/8) / 4 = 3/32.
+    After window 0 (C = 3, T = 2): p1(c | 0) = (max(C(0, c) - 3/5, 0) + 3/5 * 2 * p0(c)) / 3:
+    c = 1 gives (7/5 + 9/16) / 3 = 157/240, c = 2 gives (2/5 + 21/80) / 3 = 53/240,
+    c = 0 gives (21/80) / 3 = 21/240, c = 3 gives (9/80) / 3 = 9/240."""
+    model = interpolated_counts.fit(CONTEXTS, TARGETS, k=1, vocab_size=4,
+                                    discount=interpolated_counts.COUNTS_OF_COUNTS)
+    assert model.discounts == (float(F(1, 2)), float(F(3, 5)))
+    p0 = [F(7, 32), F(15, 32), F(7, 32), F(3, 32)]
+    after_0 = [F(21, 240), F(157, 240), F(53, 240), F(9, 240)]
+    assert sum(p0) == 1 and sum(after_0) == 1
+    assert np.allclose(model.probs([[0]])[0], [float(p) for p in after_0], rtol=1e-12, atol=0)
+    assert np.allclose(model.probs([[3]])[0], [float(p) for p in p0], rtol=1e-12, atol=0)
+    with pytest.raises(ValueError, match="no single discount"):
+        model.discount  # noqa: B018 - two lengths, two discounts
+
+
+def test_the_counts_of_counts_estimate_needs_a_count_of_one():
+    """n1 = 2, n2 = 1 gives 2/4; counts that are all 3 or more say nothing, and 0.75 is kept."""
+    estimate = interpolated_counts.counts_of_counts_discount
+    assert estimate(np.array([1, 1, 2, 5])) == F(1, 2)
+    assert estimate(np.array([3, 6])) == interpolated_counts.DISCOUNT == F(3, 4)
+    with pytest.raises(ValueError, match="discount"):
+        interpolated_counts.fit(CONTEXTS, TARGETS, k=1, vocab_size=4, discount=1.5)
+
+
 def test_a_window_longer_than_the_model_reads_only_its_last_symbols():
     model = interpolated_counts.fit(CONTEXTS, TARGETS, k=1, vocab_size=4)
     assert np.array_equal(model.probs([[2, 0], [0, 3]]), model.probs([[0], [3]]))

@@ -42,6 +42,24 @@ def test_the_run_of_the_books_window_is_the_books_checkpoint(stored):
     final = char_mlp.load_checkpoint()["run"]
     assert run["final_heldout_loss"] == pytest.approx(final["final_heldout_loss"], rel=1e-12)
     assert run["final_train_loss"] == pytest.approx(final["final_train_loss"], rel=1e-12)
+    curve = char_mlp.load_checkpoint()["loss_curve"]
+    assert run["curve"]["step"] == curve["step"]
+    assert np.allclose(run["curve"]["heldout"], curve["heldout"], rtol=1e-12, atol=0)
+    assert np.allclose(run["curve"]["train"], curve["train"], rtol=1e-12, atol=0)
+
+
+def test_every_curve_runs_from_the_start_to_the_last_step_and_ends_at_the_final_losses(stored):
+    every, steps = part1.SETTINGS["eval_every"], part1.SETTINGS["steps"]
+    for r in stored["runs"]:
+        assert r["curve"]["step"] == list(range(0, steps + 1, every))
+        assert r["curve"]["heldout"][-1] == r["final_heldout_loss"]
+        assert r["curve"]["train"][-1] == r["final_train_loss"]
+
+
+def test_best_heldout_is_the_lowest_point_of_the_curve():
+    made_up = {"curve": {"step": [0, 800, 1600, 2400], "train": [3.3, 2.4, 2.2, 2.1],
+                         "heldout": [3.3, 2.3, 2.25, 2.27]}}
+    assert part1_windows.best_heldout(made_up) == (1600, 2.25)
 
 
 def test_the_script_reproduces_a_stored_run(stored):
@@ -50,5 +68,8 @@ def test_the_script_reproduces_a_stored_run(stored):
     new = part1_windows.run(1, max(part1_windows.ONE_IN))
     for key in ("final_train_loss", "final_heldout_loss"):
         assert np.isclose(new[key], old[key], rtol=1e-9, atol=0)  # last bits vary by CPU
-    assert {k: v for k, v in new.items() if k not in ("final_train_loss", "final_heldout_loss", "cpu_seconds")} \
-        == {k: v for k, v in old.items() if k not in ("final_train_loss", "final_heldout_loss", "cpu_seconds")}
+    assert new["curve"]["step"] == old["curve"]["step"]
+    for key in ("train", "heldout"):
+        assert np.allclose(new["curve"][key], old["curve"][key], rtol=1e-9, atol=0)
+    inexact = ("final_train_loss", "final_heldout_loss", "curve", "cpu_seconds")
+    assert {k: v for k, v in new.items() if k not in inexact} == {k: v for k, v in old.items() if k not in inexact}

@@ -13,14 +13,17 @@ number of different symbols that followed h. Two standard, untuned ways to mix p
   A window seen often trusts its own counts; one followed by many different symbols leans more
   on the shorter window.
 
-* **interpolated Kneser-Ney** (Kneser and Ney 1995; Chen and Goodman 1999), with the usual
-  discount D = 0.75:
+* **interpolated Kneser-Ney** (Kneser and Ney 1995; Chen and Goodman 1999):
 
-      p_k(c | h) = (max(C(h, c) - D, 0) + D T(h) p_(k-1)(c | h')) / C(h),
+      p_k(c | h) = (max(C(h, c) - D_k, 0) + D_k T(h) p_(k-1)(c | h')) / C(h),
 
   and, below the longest window, C(h, c) replaced by the number of different symbols seen just
   before (h, c): a symbol that follows many different windows is a better guess for an unseen
-  one than a symbol that is frequent after one window only.
+  one than a symbol that is frequent after one window only. The discount D_k is either one
+  customary value for every length (0.75, the default) or, with `discount=COUNTS_OF_COUNTS`, set
+  for each length from the training counts alone: D_k = n1 / (n1 + 2 n2), where n1 and n2 are how
+  many of that length's counts equal 1 and 2 (Ney, Essen and Kneser 1994; the estimate Chen and
+  Goodman use; 0.75 where no count equals 1). Windows mostly seen once get a discount near 1.
 
 Either way an unseen window (C(h) = 0) takes its shorter window's guess, and at the bottom p_0 is
 mixed the same way with the uniform guess 1/V, so nothing gets probability zero.
@@ -39,6 +42,8 @@ from numpy.typing import ArrayLike
 METHODS = ("witten-bell", "kneser-ney")
 #: The discount of interpolated Kneser-Ney: the customary value, not fitted to these names.
 DISCOUNT = 0.75
+#: Pass as `discount` to set Kneser-Ney's discount per window length from the counts of counts.
+COUNTS_OF_COUNTS = "counts-of-counts"
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,14 @@ class InterpolatedCounts:
     vocab_size: int
     method: str
     orders: tuple[_Order, ...]  # orders[j]: the counts of the last j symbols, j = 0..k
-    discount: float = DISCOUNT
+    discounts: tuple[float, ...] = ()  # Kneser-Ney: discounts[j] for the last j symbols, j = 0..k
+
+    @property
+    def discount(self) -> float:
+        """Kneser-Ney's one discount, where every window length has the same (see `discounts`)."""
+        if len(set(self.discounts)) != 1:
+            raise ValueError(f"no single discount: one per window length, {self.discounts}")
+        return self.discounts[0]
 
     def stored_counts(self) -> int:
         """How many non-zero counts the model keeps, over every window length 0 to k."""
@@ -78,7 +90,7 @@ class InterpolatedCounts:
             if self.method == "witten-bell":
                 mixed = (count + types * p) / np.maximum(total + types, 1)
             else:
-                d = self.discount
+                d = self.discounts[j]
                 mixed = (np.maximum(count - d, 0) + d * types * p) / np.maximum(total, 1)
             p = np.where(total > 0, mixed, p)  # an unseen window keeps its shorter window's guess
         return p
@@ -100,13 +112,17 @@ class InterpolatedCounts:
 
 
 def fit(contexts: ArrayLike, targets: ArrayLike, k: int, vocab_size: int,
-        method: str = "kneser-ney") -> InterpolatedCounts:
+        method: str = "kneser-ney", discount: float | str = DISCOUNT) -> InterpolatedCounts:
     """Count every (last j symbols, next symbol) of the training pairs, j = 0..k.
 
-    `contexts` (N, w) with w >= k, `targets` (N,): the same pairs the MLP trains on.
+    `contexts` (N, w) with w >= k, `targets` (N,): the same pairs the MLP trains on. `discount`
+    (Kneser-Ney only): one value for every window length, or `COUNTS_OF_COUNTS` for one per length
+    estimated from that length's counts (see the module's docstring).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if not (discount == COUNTS_OF_COUNTS or isinstance(discount, (int, float)) and 0 < discount < 1):
+        raise ValueError(f"discount must be between 0 and 1 or {COUNTS_OF_COUNTS!r}, got {discount!r}")
     if vocab_size ** (k + 2) >= np.iinfo(np.int64).max:
         raise ValueError(f"windows of {k} symbols of {vocab_size} do not fit one int64 key")
     contexts = _windows(contexts, k)
@@ -120,7 +136,25 @@ def fit(contexts: ArrayLike, targets: ArrayLike, k: int, vocab_size: int,
             longer = np.unique(_window_keys(contexts, j + 1, vocab_size) * vocab_size + targets)
             keys = longer % vocab_size ** (j + 1)  # drop the oldest symbol of each longer key
         orders.append(_order(keys, vocab_size))
-    return InterpolatedCounts(k, vocab_size, method, tuple(orders))
+    if method == "witten-bell":
+        discounts: tuple[float, ...] = ()
+    elif discount == COUNTS_OF_COUNTS:
+        discounts = tuple(counts_of_counts_discount(o.pair_counts) for o in orders)
+    else:
+        discounts = (discount,) * (k + 1)
+    return InterpolatedCounts(k, vocab_size, method, tuple(orders), discounts)
+
+
+def counts_of_counts_discount(counts: np.ndarray) -> float:
+    """D = n1 / (n1 + 2 n2) from one window length's non-zero counts (Ney, Essen and Kneser 1994).
+
+    n1 and n2 are how many counts equal 1 and 2: with many counts of one, most of what was seen once
+    is treated as luck and handed to the shorter window. Where no count equals 1 (on the names: the
+    symbols' own counts, every one of them large) the estimate says nothing, and the customary
+    `DISCOUNT` is kept.
+    """
+    n1, n2 = int((counts == 1).sum()), int((counts == 2).sum())
+    return n1 / (n1 + 2 * n2) if n1 else DISCOUNT
 
 
 def _order(keys: np.ndarray, vocab_size: int) -> _Order:
@@ -157,4 +191,4 @@ def _lookup(keys: np.ndarray, wanted: np.ndarray, *values: np.ndarray) -> list[n
     return [np.where(hit, v[at], 0) for v in values]
 
 
-__all__ = ["DISCOUNT", "METHODS", "InterpolatedCounts", "fit"]
+__all__ = ["COUNTS_OF_COUNTS", "DISCOUNT", "METHODS", "InterpolatedCounts", "counts_of_counts_discount", "fit"]

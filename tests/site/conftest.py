@@ -66,6 +66,7 @@ def served_site(built_site: Path) -> Iterator[str]:
     """The built book on an ephemeral port of 127.0.0.1 only."""
     handler = functools.partial(QuietHandler, directory=str(built_site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.handle_error = lambda request, address: None  # a browser that drops a request it no longer needs
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

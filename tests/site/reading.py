@@ -134,6 +134,7 @@ def main() -> None:
     args = parser.parse_args()
     handler = functools.partial(QuietHandler, directory=str(args.site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.handle_error = lambda request, address: None  # a browser that drops a request it no longer needs
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as playwright:

@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
         first = out.first_page
         span = f"book pages {first}-{first + out.pages - 2}" if out.chapter else "the book"
         print(f"{out.path.relative_to(site)}\t{out.pages} pages\t{out.bytes / 1e6:.2f} MB\t{span}")
+    for paper, holes in report.holes.items():
+        for prefix, hole in holes:
+            print(f"bookpdf: {paper}: {prefix}, its page {hole.page + 1} is {hole.empty:.0%} empty")
     seconds = time.perf_counter() - start
     print(f"bookpdf: {len(report.outputs)} PDFs in {seconds:.0f} s ("
           + ", ".join(f"{k} {v:.0f} s" for k, v in report.seconds.items()) + ")")

@@ -32,6 +32,11 @@ WEB_ONLY_FOLDS = ("numbook-code", "numbook-data", "numbook-cite-figure")
 #: included), is never split across pages; longer ones break between lines or rows.
 SHORT_CODE_LINES = 12
 SHORT_TABLE_ROWS = 16
+#: Figures are drawn for a screen column (3.55 in wide, 10 pt text); on paper they are set at
+#: this share of that size (their text near the body's), at most this high and wide (points).
+FIGURE_SCALE = 0.85
+FIGURE_MAX_HEIGHT_PT = 400.0
+FIGURE_MAX_WIDTH_PT = 450.0
 #: What the web edition shows that paper leaves out, element by element.
 WEB_ONLY = (
     "a.headerlink", ".numbook-aside-link", ".numbook-cite", ".md-source-file",
@@ -220,6 +225,13 @@ class PaperRewriter:
             img["src"] = src
             for attr in ("width", "height", "style", "loading", "decoding"):
                 img.attrs.pop(attr, None)
+            size = svg_size(self.site / src) if src.endswith(".svg") else None
+            if size is not None:
+                width, height = size
+                scale = min(FIGURE_SCALE, FIGURE_MAX_HEIGHT_PT / height, FIGURE_MAX_WIDTH_PT / width)
+                img["style"] = f"width: {width * scale:.1f}pt; height: {height * scale:.1f}pt"
+        for n, block in enumerate(article.select("figure, div.numbook-widget"), start=1):
+            block["data-paper-block"] = f"{self.page.prefix}-{n}"
         for picture in article.find_all("picture"):
             for source in picture.find_all("source"):
                 source.decompose()
@@ -300,6 +312,26 @@ class PaperRewriter:
             tag["id"] = f"{self.page.prefix}--{tag['id']}"
         for label in article.find_all("label", attrs={"for": True}):
             label["for"] = f"{self.page.prefix}--{label['for']}"
+
+
+def svg_size(path: Path) -> tuple[float, float] | None:
+    """An SVG file's natural width and height in points (matplotlib writes them so)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            head = handle.read(2000)
+    except OSError:
+        return None
+    root = re.search(r"<svg\b[^>]*>", head)
+    if root is None:
+        return None
+    sizes = []
+    for name in ("width", "height"):
+        found = re.search(rf'\b{name}="([\d.]+)(pt|px)?"', root.group())
+        if found is None:
+            return None
+        value = float(found.group(1))
+        sizes.append(value * 0.75 if found.group(2) == "px" else value)
+    return sizes[0], sizes[1]
 
 
 def widget_note(data: Mapping) -> str:

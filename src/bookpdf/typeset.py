@@ -9,8 +9,12 @@ chapter's PDF a link whose target lies outside the chapter goes to the web editi
 from __future__ import annotations
 
 import copy
+import multiprocessing
+import os
+import dataclasses
 import posixpath
 import time
+from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
@@ -21,6 +25,7 @@ import yaml
 
 from .book import PAPER_CSS, Facts, chapter_cover, chapter_section, contents, document, read_facts, title_page
 from .content import Chapter, PageRef, PaperRewriter
+from .layout import Hole, fill_holes
 
 #: Paper sizes by the name a reader knows them by, and the file suffix that names them.
 PAPERS = {"A4": ("A4", "a4"), "Letter": ("letter", "letter")}
@@ -118,6 +123,12 @@ class Output:
 class Report:
     outputs: list[Output] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    holes: dict[str, list[tuple[str, Hole]]] = field(default_factory=dict)  # paper -> pages left a third empty
+
+    def merge(self, other: Report) -> None:
+        self.outputs += other.outputs
+        self.seconds.update(other.seconds)
+        self.holes.update(other.holes)
 
 
 def _weasyprint():
@@ -145,17 +156,38 @@ def read_chapters(site: Path, config: BookConfig) -> tuple[list[Chapter], str]:
 
 def typeset(project: Path, site: Path, papers: Sequence[str] | None = None, log=print,
             config: BookConfig | None = None) -> Report:
-    """Write ``<site>/pdf/``: the book and each chapter, in each paper size."""
-    weasyprint, FontConfiguration = _weasyprint()
+    """Write ``<site>/pdf/``: the book and each chapter, in each paper size.
+
+    Each paper size is laid out in a process of its own (two cores: both at once).
+    """
+    _weasyprint()  # say now, not in a worker, when the typesetter is missing
     config = config or read_config(project / "mkdocs.yml")
+    wanted = list(papers or config.papers)
+    report = Report()
+    if len(wanted) == 1 or (os.cpu_count() or 1) == 1:
+        for paper in wanted:
+            report.merge(typeset_paper(project, site, paper, config, log))
+        return report
+    with ProcessPoolExecutor(max_workers=min(len(wanted), os.cpu_count() or 1),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        for done in [pool.submit(typeset_paper, project, site, paper, config, None) for paper in wanted]:
+            part = done.result()
+            for out in part.outputs:
+                if out.chapter is None and log:
+                    log(f"bookpdf: {out.path.name}: {out.pages} pages, {out.bytes / 1e6:.1f} MB")
+            report.merge(part)
+    return report
+
+
+def typeset_paper(project: Path, site: Path, paper: str, config: BookConfig, log=print) -> Report:
+    """The book and its chapters in one paper size."""
+    weasyprint, FontConfiguration = _weasyprint()
     facts = read_facts(project / "CITATION.cff", config.language)
     report = Report()
     start = time.perf_counter()
     chapters, web_base = read_chapters(site, config)
-    report.seconds["read"] = time.perf_counter() - start
+    report.seconds[f"read {paper}"] = time.perf_counter() - start
     book_citation = chapters[0].citation if chapters and chapters[0].page.path == "" else facts.title
-    body = [title_page(facts, book_citation, web_base), contents(chapters)] + [chapter_section(c) for c in chapters]
-    book_html = document(facts, body, [], facts.title, description=f"Edition {facts.version}")
     out_dir = site / config.output_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     font_config = FontConfiguration()
@@ -166,35 +198,47 @@ def typeset(project: Path, site: Path, papers: Sequence[str] | None = None, log=
     ]
     base_url = str(site / "index.html")
     web_of = {c.page.prefix: c.web_url for c in chapters}
-    for paper in papers or config.papers:
-        size, suffix = PAPERS[paper]
-        size_sheet = weasyprint.CSS(string=f"@page {{ size: {size}; }}")
-        t0 = time.perf_counter()
-        doc = weasyprint.HTML(string=book_html, base_url=base_url).render(
-            stylesheets=[*sheets, size_sheet], font_config=font_config)
-        book_file = out_dir / f"book-{suffix}.pdf"
-        doc.write_pdf(book_file, pdf_tags=True)
-        report.outputs.append(Output(book_file, paper, None, len(doc.pages), 1, book_file.stat().st_size))
-        report.seconds[f"book {paper}"] = time.perf_counter() - t0
+    size, suffix = PAPERS[paper]
+    paper_sheets = [*sheets, weasyprint.CSS(string=f"@page {{ size: {size}; }}")]
+
+    def lay_out(parts: Sequence[str], title: str = facts.title) -> Any:
+        return weasyprint.HTML(string=document(facts, parts, [], title), base_url=base_url).render(
+            stylesheets=paper_sheets, font_config=font_config)
+
+    t0 = time.perf_counter()
+    bodies, left = {}, []
+    for chapter in chapters:
+        body, holes = fill_holes(chapter.body, lambda b, c=chapter: lay_out(
+            [chapter_section(dataclasses.replace(c, body=b))]).pages)
+        bodies[chapter.page.prefix] = body
+        left += [(chapter.page.prefix, h) for h in holes]
+    report.holes[paper] = left
+    report.seconds[f"chapters laid out {paper}"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    laid = [dataclasses.replace(c, body=bodies[c.page.prefix]) for c in chapters]
+    doc = lay_out([title_page(facts, book_citation, web_base), contents(laid)] + [chapter_section(c) for c in laid])
+    book_file = out_dir / f"book-{suffix}.pdf"
+    doc.write_pdf(book_file, pdf_tags=True)
+    report.outputs.append(Output(book_file, paper, None, len(doc.pages), 1, book_file.stat().st_size))
+    report.seconds[f"book {paper}"] = time.perf_counter() - t0
+    if log:
         log(f"bookpdf: {book_file.name}: {len(doc.pages)} pages, {book_file.stat().st_size / 1e6:.1f} MB, "
             f"{report.seconds[f'book {paper}']:.0f} s")
-        t0 = time.perf_counter()
-        starts = chapter_starts(doc.pages, chapters)
-        book_url = f"{web_base}{config.output_dir}/book-{suffix}.pdf"
-        for k, chapter in enumerate(chapters):
-            first = starts[chapter.page.prefix]
-            last = starts[chapters[k + 1].page.prefix] if k + 1 < len(chapters) else len(doc.pages)
-            cover_html = document(facts, [chapter_cover(facts, chapter, first + 1, last, book_url)], [],
-                                  f"{chapter.title} ({facts.title})")
-            cover = weasyprint.HTML(string=cover_html, base_url=base_url).render(
-                stylesheets=[*sheets, size_sheet], font_config=font_config)
-            own = set().union(*(page.anchors for page in doc.pages[first:last]))
-            pages = [_web_links(page, own, web_of) for page in doc.pages[first:last]]
-            chapter_file = out_dir / f"{chapter.page.prefix}-{suffix}.pdf"
-            cover.copy(cover.pages + pages).write_pdf(chapter_file, pdf_tags=True)
-            report.outputs.append(Output(chapter_file, paper, chapter.page.prefix, 1 + last - first,
-                                         first + 1, chapter_file.stat().st_size))
-        report.seconds[f"chapters {paper}"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    starts = chapter_starts(doc.pages, chapters)
+    book_url = f"{web_base}{config.output_dir}/book-{suffix}.pdf"
+    for k, chapter in enumerate(chapters):
+        first = starts[chapter.page.prefix]
+        last = starts[chapters[k + 1].page.prefix] if k + 1 < len(chapters) else len(doc.pages)
+        cover = lay_out([chapter_cover(facts, chapter, first + 1, last, book_url)],
+                        f"{chapter.title} ({facts.title})")
+        own = set().union(*(page.anchors for page in doc.pages[first:last]))
+        pages = [_web_links(page, own, web_of) for page in doc.pages[first:last]]
+        chapter_file = out_dir / f"{chapter.page.prefix}-{suffix}.pdf"
+        cover.copy(cover.pages + pages).write_pdf(chapter_file, pdf_tags=True)
+        report.outputs.append(Output(chapter_file, paper, chapter.page.prefix, 1 + last - first,
+                                     first + 1, chapter_file.stat().st_size))
+    report.seconds[f"chapters {paper}"] = time.perf_counter() - t0
     return report
 
 

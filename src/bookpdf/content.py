@@ -42,6 +42,9 @@ WEB_ONLY = (
     "a.headerlink", ".numbook-aside-link", ".numbook-cite", ".md-source-file",
     ".md-content__button", ".numbook-table__narrow", ".numbook-sr-only", ".numbook-export",
     ".numbook-problems", "script", "noscript", "style", "link", "template",
+    # KaTeX's MathML copy of each formula, for screen readers of the web page: on paper it would
+    # be laid out unseen, and copied with the formula's visible text
+    ".katex-mathml",
 )
 
 

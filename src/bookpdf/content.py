@@ -233,7 +233,7 @@ class PaperRewriter:
                 width, height = size
                 scale = min(FIGURE_SCALE, FIGURE_MAX_HEIGHT_PT / height, FIGURE_MAX_WIDTH_PT / width)
                 img["style"] = f"width: {width * scale:.1f}pt; height: {height * scale:.1f}pt"
-        for n, block in enumerate(article.select("figure, div.numbook-widget"), start=1):
+        for n, block in enumerate(article.select("figure, div.numbook-widget, div.numbook-table-output"), start=1):
             block["data-paper-block"] = f"{self.page.prefix}-{n}"
         for picture in article.find_all("picture"):
             for source in picture.find_all("source"):

@@ -1,16 +1,20 @@
 """Keep pages full: a figure that does not fit at the foot of a page floats to a later place.
 
-A figure (or a widget) is never split, so one that does not fit in what is left of a page
-goes to the next page and leaves a hole, up to its own height. Printed books let such a
-figure float: the text goes on and the figure follows a paragraph or two later. CSS page
-floats are not in WeasyPrint, so this does it by moving the block: lay out the chapter, find
-each page more than a third empty whose next page starts with a movable block, move that
-block after the paragraph that follows it (never past a heading or out of its aside), and
-lay the chapter out again, a few rounds at most.
+A figure (a widget, a table) is never split, so one that does not fit in what is left of a
+page goes to the next page and leaves a hole, up to its own height. Printed books let such a
+block float: the text goes on and the block follows a little later. CSS page floats are not in
+WeasyPrint, so this does it by moving the block: lay out the chapter, find each page more than
+a third empty whose next page starts with a movable block, move that block (with the checks
+under it) past what follows it, one piece at a time (a paragraph, an aside, a code block; a
+heading together with the piece after it), never past another movable block (their numbers
+stay in order) nor out of the aside that holds it, and lay the chapter out again, a few
+rounds at most. A block that cannot move (the last of its aside) is set smaller instead, down
+to `MIN_SHRINK` of its size, when that makes it fit where it stands.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,10 +24,10 @@ from bs4 import BeautifulSoup, Tag
 #: A page whose content ends higher than this share of its height is a hole (the issue's bar).
 MAX_EMPTY = 1 / 3
 #: How many times a chapter is laid out again at most.
-ROUNDS = 4
-#: What a moved block may be moved past: text that can fill a page's foot (an aside too:
-#: it breaks across pages like prose).
-FILLERS = ("p", "ul", "ol", "blockquote", "dl", "section")
+ROUNDS = 6
+#: The smallest share of its size a block that cannot move is set at, to fit a page's foot.
+MIN_SHRINK = 0.72
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class Hole:
     page: int  # index in the laid-out document
     empty: float  # share of the page's content height left empty
     block: str | None  # data-paper-block of the block that did not fit, if one did not
+    room: float = 0.0  # what the block would need to shrink to, to fit the hole (share of its height)
 
 
 def _content_boxes(page: Any) -> Iterable[Any]:
@@ -60,8 +65,9 @@ def page_fill(page: Any) -> float:
     return min(1.0, max(0.0, (bottom - top) / height)) if height else 1.0
 
 
-def first_block(page: Any) -> str | None:
-    """The movable block at the top of a page (its ``data-paper-block``), if it starts the page."""
+def first_block(page: Any) -> tuple[str, float] | None:
+    """The movable block at the top of a page (its ``data-paper-block``) and its height (the
+    share of the page's content height), if it starts the page."""
     box = page._page_box
     limit = box.content_box_y() + box.height * 0.25
     for child in _content_boxes(page):
@@ -72,7 +78,7 @@ def first_block(page: Any) -> str | None:
             return None
         block = element.get("data-paper-block")
         if block and child.element_tag in ("figure", "div"):
-            return block
+            return block, child.margin_height() / box.height
     return None
 
 
@@ -82,25 +88,63 @@ def holes(pages: Sequence[Any]) -> list[Hole]:
     for index in range(len(pages) - 1):
         empty = 1 - page_fill(pages[index])
         if empty > MAX_EMPTY:
-            found.append(Hole(index, empty, first_block(pages[index + 1])))
+            block = first_block(pages[index + 1])
+            if block is None:
+                found.append(Hole(index, empty, None))
+            else:
+                found.append(Hole(index, empty, block[0], (empty - 0.02) / block[1]))
     return found
 
 
+def _movable(tag: Tag) -> bool:
+    return tag.has_attr("data-paper-block")
+
+
+def _with_checks(tag: Tag) -> Tag:
+    """The last of the check strips that follow a block (its own claims), or the block."""
+    last = tag
+    while isinstance(nxt := last.find_next_sibling(), Tag) and "paper-checks" in nxt.get("class", []):
+        last = nxt
+    return last
+
+
+def _next_piece(end: Tag) -> Tag | None:
+    """The last element of the piece of text after ``end`` a block may move past, if any: a
+    paragraph, an aside or a code block with its checks; a heading with the piece after it."""
+    after = end.find_next_sibling()
+    if not isinstance(after, Tag) or _movable(after):
+        return None
+    if after.name in HEADINGS:
+        return _next_piece(after)
+    return _with_checks(after)
+
+
 def move_later(soup: BeautifulSoup, block: str) -> bool:
-    """Move a block after the paragraph or aside (and its checks) that follows it; False if it cannot."""
+    """Move a block (with the checks under it) past the piece of text that follows it; False
+    if nothing may be moved past (the end of its aside, another movable block)."""
     tag = soup.find(attrs={"data-paper-block": block})
     if tag is None:
         return False
-    after = tag.find_next_sibling()
-    if not isinstance(after, Tag) or after.name not in FILLERS or "paper-checks" in after.get("class", []):
+    end = _with_checks(tag)
+    anchor = _next_piece(end)
+    if anchor is None:
         return False
-    if after.name == "section" and "paper-fold" not in after.get("class", []):
-        return False
-    anchor = after
-    while isinstance(nxt := anchor.find_next_sibling(), Tag) and "paper-checks" in nxt.get("class", []):
-        anchor = nxt
-    anchor.insert_after(tag.extract())
+    moving, node = [tag], tag
+    while node is not end:
+        node = node.find_next_sibling()
+        moving.append(node)
+    for piece in reversed(moving):
+        anchor.insert_after(piece.extract())
     return True
+
+
+def shrink(soup: BeautifulSoup, block: str, scale: float) -> bool:
+    """Set a block's images smaller by ``scale`` (their style gives their size in points)."""
+    tag = soup.find(attrs={"data-paper-block": block})
+    images = tag.find_all("img", style=True) if tag is not None else []
+    for img in images:
+        img["style"] = re.sub(r"([\d.]+)pt", lambda m: f"{float(m.group(1)) * scale:.1f}pt", img["style"])
+    return bool(images)
 
 
 def fill_holes(body: str, lay_out: Callable[[str], Sequence[Any]]) -> tuple[str, list[Hole]]:
@@ -108,16 +152,21 @@ def fill_holes(body: str, lay_out: Callable[[str], Sequence[Any]]) -> tuple[str,
 
     ``lay_out`` turns a body into laid-out pages. Returns the body and the holes left.
     """
-    pages = lay_out(body)
-    left = holes(pages)
+    left = holes(lay_out(body))
     for _ in range(ROUNDS):
-        movable = [h.block for h in left if h.block]
-        if not movable:
+        if not any(h.block for h in left):
             break
         soup = BeautifulSoup(body, "html.parser")
-        if not any([move_later(soup, block) for block in movable]):
+        changed = False
+        for hole in left:
+            if not hole.block:
+                continue
+            if move_later(soup, hole.block):
+                changed = True
+            elif hole.room >= MIN_SHRINK:
+                changed |= shrink(soup, hole.block, min(1.0, hole.room))
+        if not changed:
             break
         body = str(soup)
-        pages = lay_out(body)
-        left = holes(pages)
+        left = holes(lay_out(body))
     return body, left

@@ -164,13 +164,17 @@ def typeset(project: Path, site: Path, papers: Sequence[str] | None = None, log=
     config = config or read_config(project / "mkdocs.yml")
     wanted = list(papers or config.papers)
     report = Report()
+    start = time.perf_counter()
+    chapters, web_base = read_chapters(site, config)
+    report.seconds["read"] = time.perf_counter() - start
     if len(wanted) == 1 or (os.cpu_count() or 1) == 1:
         for paper in wanted:
-            report.merge(typeset_paper(project, site, paper, config, log))
+            report.merge(typeset_paper(project, site, paper, config, chapters, web_base, log))
         return report
     with ProcessPoolExecutor(max_workers=min(len(wanted), os.cpu_count() or 1),
                              mp_context=multiprocessing.get_context("spawn")) as pool:
-        for done in [pool.submit(typeset_paper, project, site, paper, config, None) for paper in wanted]:
+        for done in [pool.submit(typeset_paper, project, site, paper, config, chapters, web_base, None)
+                     for paper in wanted]:
             part = done.result()
             for out in part.outputs:
                 if out.chapter is None and log:
@@ -179,14 +183,12 @@ def typeset(project: Path, site: Path, papers: Sequence[str] | None = None, log=
     return report
 
 
-def typeset_paper(project: Path, site: Path, paper: str, config: BookConfig, log=print) -> Report:
-    """The book and its chapters in one paper size."""
+def typeset_paper(project: Path, site: Path, paper: str, config: BookConfig, chapters: Sequence[Chapter],
+                  web_base: str, log=print) -> Report:
+    """The book and its chapters (rewritten for paper: `read_chapters`) in one paper size."""
     weasyprint, FontConfiguration = _weasyprint()
     facts = read_facts(project / "CITATION.cff", config.language)
     report = Report()
-    start = time.perf_counter()
-    chapters, web_base = read_chapters(site, config)
-    report.seconds[f"read {paper}"] = time.perf_counter() - start
     book_citation = chapters[0].citation if chapters and chapters[0].page.path == "" else facts.title
     out_dir = site / config.output_dir
     out_dir.mkdir(parents=True, exist_ok=True)

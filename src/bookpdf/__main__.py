@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from .plugin import NEXT
 from .typeset import PAPERS, TypesetterMissing, read_config, typeset
 
 
@@ -28,7 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     site = args.site
     if site is None:
         site = project / "site"
-        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=project, check=True)
+        env = {**os.environ, NEXT: "1"}  # numbook-pdf: no "how to make the PDFs" in this build's log
+        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+                       cwd=project, check=True, env=env)
     start = time.perf_counter()
     config = read_config(project / "mkdocs.yml")
     if args.pages:

@@ -32,6 +32,8 @@ WEB_ONLY_FOLDS = ("numbook-code", "numbook-data", "numbook-cite-figure")
 #: included), is never split across pages; longer ones break between lines or rows.
 SHORT_CODE_LINES = 12
 SHORT_TABLE_ROWS = 16
+#: What numbook writes into an empty link: "Figure 4.3", "Section 4.7", "Part 4", "Equation 2.3".
+NUMBERED_REFERENCE = re.compile(r"^[A-Z][a-z]+ [A-Z0-9]+(\.\d+)*$")
 #: Figures are drawn for a screen column (3.55 in wide, 10 pt text); on paper they are set at
 #: this share of that size (their text near the body's), at most this high and wide (points).
 FIGURE_SCALE = 0.85
@@ -299,6 +301,8 @@ class PaperRewriter:
                 link["class"] = link.get("class", []) + ["paper-xref"]
                 if book_page.prefix != self.page.prefix:
                     link["data-paper-chapter"] = book_page.prefix
+                    if NUMBERED_REFERENCE.match(_text(link)):  # "Part 4, p. 57"; other text: "(p. 57)"
+                        link["class"] = link.get("class", []) + ["paper-numbered"]
                     link["data-paper-web"] = urljoin(self.web_base, page_key) + (f"#{fragment}" if fragment else "")
             else:
                 address = urljoin(web_url, href)

@@ -10,6 +10,7 @@ when ``make`` is on, as ``mike deploy`` needs); a build without them says how to
 from __future__ import annotations
 
 import logging
+import os
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ from mkdocs.structure.pages import Page
 from .typeset import INSTALL_HINT, OUTPUT_DIR, PAPERS, TypesetterMissing, page_path, typeset, _prefix
 
 log = logging.getLogger("mkdocs.plugins.numbook.pdf")
+#: Set by ``python -m bookpdf`` for the build it typesets next.
+NEXT = "BOOKPDF_TYPESETS_NEXT"
 
 
 class PdfConfig(base.Config):
@@ -53,6 +56,8 @@ class PdfPlugin(BasePlugin[PdfConfig]):
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if not self.config.make:
+            if os.environ.get(NEXT):
+                return  # `python -m bookpdf` typesets this build next
             log.info("The PDF edition is not made by this build: `uv run --group pdf python -m bookpdf` "
                      "builds the site and writes it into %s/ (or set BOOK_PDF=true)", self.config.dir)
             return

@@ -1,10 +1,11 @@
 """``numbook-pdf``: the PDF edition's place in the site.
 
-Every page learns the PDFs that hold it (``pdf_edition`` in the template context: its
-chapter's and the whole book's, in each paper size), which the citation box lists and the
-page's head declares (``<link rel="alternate" type="application/pdf">``). The PDFs
-themselves are typeset after the site is built, by ``python -m bookpdf`` (or by this plugin
-when ``make`` is on, as ``mike deploy`` needs); a build without them says how to make them.
+In a build that gets its PDFs, every page learns the PDFs that hold it (``pdf_edition`` in
+the template context: its chapter's and the whole book's, in each paper size), which the
+citation box lists and the page's head declares (``<link rel="alternate"
+type="application/pdf">``). The PDFs are typeset after the site is built, by ``python -m
+bookpdf`` (or by this plugin when ``make`` is on, as ``mike deploy`` needs); a build without
+them links none and says how to make them.
 """
 
 from __future__ import annotations
@@ -41,7 +42,15 @@ class PdfPlugin(BasePlugin[PdfConfig]):
     def in_book(self, src_uri: str) -> bool:
         return src_uri.endswith(".md") and not any(fnmatch(src_uri, p) for p in self.config.leave_out)
 
+    def will_have_pdfs(self) -> bool:
+        """Whether this build's site gets its PDFs: typeset at its end, or by `python -m bookpdf`
+        next. Any other build (a preview, a plain build) links none: they would not be there."""
+        return self.config.make or bool(os.environ.get(NEXT))
+
     def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Any) -> dict[str, Any]:
+        if not self.will_have_pdfs():
+            context["pdf_edition"] = None
+            return context
         papers = [(paper, PAPERS[paper][1]) for paper in self.config.papers if paper in PAPERS]
         folder = self.config.dir.strip("/")
         chapter = None

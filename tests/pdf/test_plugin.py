@@ -6,7 +6,9 @@ import logging
 from pathlib import Path
 from types import SimpleNamespace
 
-from bookpdf.plugin import PdfPlugin
+import pytest
+
+from bookpdf.plugin import NEXT, PdfPlugin
 from bookpdf.typeset import page_path, read_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +26,18 @@ def context_for(p: PdfPlugin, src_uri: str) -> dict:
     return p.on_page_context({}, page=page, config=None, nav=None)["pdf_edition"]
 
 
+@pytest.fixture(autouse=True)
+def typesets_next(monkeypatch):
+    """These builds are typeset next (`python -m bookpdf` says so to the build it starts)."""
+    monkeypatch.setenv(NEXT, "1")
+
+
+def test_a_build_that_gets_no_pdfs_links_none(monkeypatch):
+    monkeypatch.delenv(NEXT)
+    assert context_for(plugin(), "part2-one-head.md") is None
+    assert context_for(plugin(make=True), "part2-one-head.md")["chapter"]
+
+
 def test_a_chapter_links_its_own_pdf_and_the_books_in_each_paper_size():
     pdfs = context_for(plugin(), "part2-one-head.md")
     assert pdfs["chapter"] == [("A4", "pdf/part2-one-head-a4.pdf"), ("Letter", "pdf/part2-one-head-letter.pdf")]
@@ -38,7 +52,8 @@ def test_a_page_the_book_leaves_out_links_the_book_only():
     assert context_for(p, "guide.md")["book"]
 
 
-def test_a_build_that_does_not_make_the_pdfs_says_how_to(caplog):
+def test_a_build_that_does_not_make_the_pdfs_says_how_to(caplog, monkeypatch):
+    monkeypatch.delenv(NEXT)
     with caplog.at_level(logging.INFO, logger="mkdocs.plugins.numbook.pdf"):
         plugin().on_post_build(config=None)
     assert "uv run --group pdf python -m bookpdf" in caplog.text

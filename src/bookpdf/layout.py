@@ -9,7 +9,8 @@ under it) past what follows it, one piece at a time (a paragraph, an aside, a co
 heading together with the piece after it), never past another movable block (their numbers
 stay in order) nor out of the aside that holds it, and lay the chapter out again, a few
 rounds at most. A block that cannot move (the last of its aside) is set smaller instead, down
-to `MIN_SHRINK` of its size, when that makes it fit where it stands.
+to `MIN_SHRINK` of its size, when that makes it fit where it stands; failing that, its whole
+aside moves on past the text that follows it, as a box set apart floats in a printed book.
 """
 
 from __future__ import annotations
@@ -123,8 +124,18 @@ def move_later(soup: BeautifulSoup, block: str) -> bool:
     """Move a block (with the checks under it) past the piece of text that follows it; False
     if nothing may be moved past (the end of its aside, another movable block)."""
     tag = soup.find(attrs={"data-paper-block": block})
-    if tag is None:
-        return False
+    return tag is not None and _move_tag_later(tag)
+
+
+def move_aside_later(soup: BeautifulSoup, block: str) -> bool:
+    """Move the aside that ends with a block past the piece of text that follows the aside: a
+    box set apart from the main line floats like a figure."""
+    tag = soup.find(attrs={"data-paper-block": block})
+    aside = tag.find_parent("section", class_="paper-fold") if tag is not None else None
+    return aside is not None and _move_tag_later(aside)
+
+
+def _move_tag_later(tag: Tag) -> bool:
     end = _with_checks(tag)
     anchor = _next_piece(end)
     if anchor is None:
@@ -165,6 +176,8 @@ def fill_holes(body: str, lay_out: Callable[[str], Sequence[Any]]) -> tuple[str,
                 changed = True
             elif hole.room >= MIN_SHRINK:
                 changed |= shrink(soup, hole.block, min(1.0, hole.room))
+            else:
+                changed |= move_aside_later(soup, hole.block)
         if not changed:
             break
         body = str(soup)

@@ -9,8 +9,9 @@ under it) past what follows it, one piece at a time (a paragraph, an aside, a co
 heading together with the piece after it), never past another movable block (their numbers
 stay in order) nor out of the aside that holds it, and lay the chapter out again, a few
 rounds at most. A block that cannot move (the last of its aside) is set smaller instead, down
-to `MIN_SHRINK` of its size, when that makes it fit where it stands; failing that, its whole
-aside moves on past the text that follows it, as a box set apart floats in a printed book.
+to `MIN_SHRINK` of its size, when that makes it fit where it stands; failing that, its aside
+is kept in one piece and moves on past the text that follows it, as a box set apart floats in
+a printed book.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from typing import Any
 
 from bs4 import BeautifulSoup, Tag
 
-#: A page whose content ends higher than this share of its height is a hole (the issue's bar).
-MAX_EMPTY = 1 / 3
+#: A page whose content ends higher than this share of its height is a hole: a little under
+#: the issue's bar of a third, which tests/site/test_pdf.py measures from the PDF itself.
+MAX_EMPTY = 0.3
 #: How many times a chapter is laid out again at most.
 ROUNDS = 6
 #: The smallest share of its size a block that cannot move is set at, to fit a page's foot.
@@ -128,11 +130,16 @@ def move_later(soup: BeautifulSoup, block: str) -> bool:
 
 
 def move_aside_later(soup: BeautifulSoup, block: str) -> bool:
-    """Move the aside that ends with a block past the piece of text that follows the aside: a
-    box set apart from the main line floats like a figure."""
+    """Keep the aside that ends with a block in one piece and move it past the piece of text
+    that follows it: a box set apart from the main line floats like a figure."""
     tag = soup.find(attrs={"data-paper-block": block})
     aside = tag.find_parent("section", class_="paper-fold") if tag is not None else None
-    return aside is not None and _move_tag_later(aside)
+    if aside is None:
+        return False
+    if "paper-keep" not in aside["class"]:
+        aside["class"] = aside["class"] + ["paper-keep"]  # paper.css: not split, if it fits a page
+    _move_tag_later(aside)
+    return True
 
 
 def _move_tag_later(tag: Tag) -> bool:

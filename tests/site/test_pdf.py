@@ -83,7 +83,7 @@ def _web_article(site: Path, path: str) -> BeautifulSoup:
     """A chapter's article as the web shows it before any fold is opened, without its web-only parts."""
     soup = BeautifulSoup((site / path / "index.html").read_text(encoding="utf-8"), "html.parser")
     article = soup.select_one("article.md-content__inner")
-    for tag in article.select("script, details.numbook-code, details.numbook-data, .numbook-cite, "
+    for tag in article.select("script, details.numbook-code, details.numbook-data, details.numbook-check, .numbook-cite, "
                               ".numbook-cite-figure, .katex-mathml, .numbook-table__narrow, "
                               ".numbook-sr-only, a.headerlink"):
         tag.decompose()

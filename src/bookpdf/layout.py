@@ -5,9 +5,9 @@ page goes to the next page and leaves a hole, up to its own height. Printed book
 block float: the text goes on and the block follows a little later. CSS page floats are not in
 WeasyPrint, so this does it by moving the block: lay out the chapter, find each page more than
 a third empty whose next page starts with a movable block, move that block (with the checks
-under it) past what follows it, one piece at a time (a paragraph, an aside, a code block; a
-heading together with the piece after it), never past another movable block (their numbers
-stay in order) nor out of the aside that holds it, and lay the chapter out again, a few
+under it) past what follows it, one piece at a time (a paragraph, an aside, a code block, a
+table; a heading together with the piece after it), never past another figure or widget
+(their numbers stay in order) nor out of the aside that holds it, and lay the chapter out again, a few
 rounds at most. A block that cannot move (the last of its aside) is set smaller instead, down
 to `MIN_SHRINK` of its size, when that makes it fit where it stands; failing that, its aside
 is kept in one piece and moves on past the text that follows it, as a box set apart floats in
@@ -112,10 +112,11 @@ def _with_checks(tag: Tag) -> Tag:
 
 
 def _next_piece(end: Tag) -> Tag | None:
-    """The last element of the piece of text after ``end`` a block may move past, if any: a
-    paragraph, an aside or a code block with its checks; a heading with the piece after it."""
+    """The last element of the piece after ``end`` a block may move past, if any: a paragraph,
+    an aside, a code block or a table (tables have no numbers to keep in order), with its
+    checks; a heading with the piece after it. Never a figure or a widget."""
     after = end.find_next_sibling()
-    if not isinstance(after, Tag) or _movable(after):
+    if not isinstance(after, Tag) or (_movable(after) and "numbook-table-output" not in after.get("class", [])):
         return None
     if after.name in HEADINGS:
         return _next_piece(after)

@@ -16,6 +16,7 @@ Everything here reads the markup numbook and the theme publish, never a chapter'
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import posixpath
 import re
@@ -32,6 +33,9 @@ WEB_ONLY_FOLDS = ("numbook-code", "numbook-data", "numbook-cite-figure")
 #: included), is never split across pages; longer ones break between lines or rows.
 SHORT_CODE_LINES = 12
 SHORT_TABLE_ROWS = 16
+#: A table wider than this many characters (its columns' longest texts, with room between) is
+#: set as several tables one under the other (the page's measure at the tables' size).
+TABLE_CHARS = 88
 #: What numbook writes into an empty link: "Figure 4.3", "Section 4.7", "Part 4", "Equation 2.3".
 NUMBERED_REFERENCE = re.compile(r"^[A-Z][a-z]+ [A-Z0-9]+(\.\d+)*$")
 #: Figures are drawn for a screen column (3.55 in wide, 10 pt text); on paper they are set at
@@ -249,6 +253,8 @@ class PaperRewriter:
         for wrap in article.select(".md-typeset__scrollwrap, .md-typeset__table"):
             wrap.unwrap()
         for table in article.find_all("table"):
+            split_wide_table(table)
+        for table in article.find_all("table"):
             if len(table.find_all("tr")) <= SHORT_TABLE_ROWS:
                 table["class"] = table.get("class", []) + ["paper-short"]
         for pre in article.find_all("pre"):
@@ -319,6 +325,43 @@ class PaperRewriter:
             tag["id"] = f"{self.page.prefix}--{tag['id']}"
         for label in article.find_all("label", attrs={"for": True}):
             label["for"] = f"{self.page.prefix}--{label['for']}"
+
+
+def split_wide_table(table: Tag, budget: int = TABLE_CHARS) -> None:
+    """A table too wide for the page (a screen scrolls it sideways) as several tables one under
+    the other, each with the first column (the rows' labels) and as many of the next columns
+    as fit in ``budget`` characters. A table with merged cells is left as it is."""
+    rows = table.find_all("tr")
+    if not rows or table.find(attrs={"colspan": True}) or table.find(attrs={"rowspan": True}):
+        return
+    cells = [row.find_all(["th", "td"], recursive=False) for row in rows]
+    columns = len(cells[0])
+    if columns < 3 or any(len(row) != columns for row in cells):
+        return
+    widths = [max(len(row[k].get_text(strip=True)) for row in cells) + 2 for k in range(columns)]
+    if sum(widths) <= budget:
+        return
+    chunks, chunk, used = [], [], widths[0]
+    for k in range(1, columns):
+        if chunk and used + widths[k] > budget:
+            chunks.append(chunk)
+            chunk, used = [], widths[0]
+        chunk.append(k)
+        used += widths[k]
+    chunks.append(chunk)
+    pieces = []
+    for chunk in chunks:
+        piece = copy.copy(table)
+        for row in piece.find_all("tr"):
+            row_cells = row.find_all(["th", "td"], recursive=False)
+            for k, cell in enumerate(row_cells):
+                if k and k not in chunk:
+                    cell.decompose()
+        piece["class"] = piece.get("class", []) + ["paper-table-part"]
+        pieces.append(piece)
+    for piece in reversed(pieces):
+        table.insert_after(piece)
+    table.decompose()
 
 
 def svg_size(path: Path) -> tuple[float, float] | None:

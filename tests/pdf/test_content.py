@@ -141,3 +141,18 @@ def test_widget_note_for_a_compute_widget_names_its_inputs_and_range():
     note = widget_note({"widget": "compute", "label": "LayerNorm", "input_label": "x",
                         "names": ["a", "b"], "control": "slider", "min": -2.0, "max": 2.0})
     assert note.startswith("LayerNorm: on the web the reader sets the x of a and b (a slider each from −2 to 2)")
+
+
+def test_a_table_too_wide_for_the_page_continues_below_with_its_row_labels():
+    from bookpdf.content import split_wide_table
+
+    head = "".join(f"<th>column {k}</th>" for k in range(12))
+    body = "".join(f"<td>{k}.123</td>" for k in range(12))
+    soup = BeautifulSoup(f"<div><table><thead><tr><th></th>{head}</tr></thead>"
+                         f"<tbody><tr><td>row a</td>{body}</tr></tbody></table></div>", "html.parser")
+    split_wide_table(soup.table, budget=60)
+    tables = soup.find_all("table")
+    assert len(tables) > 1
+    assert all(t.find("td").get_text() == "row a" for t in tables)  # each part keeps the labels
+    shown = [th.get_text() for t in tables for th in t.find_all("th") if th.get_text()]
+    assert shown == [f"column {k}" for k in range(12)]  # every column once, in order

@@ -207,7 +207,7 @@ def _struct(node):
 
 def test_no_figure_is_cut_from_its_caption_and_none_leaves_its_page(pdf_edition):
     """Each caption is tagged beside its figure on the same page (the tags are laid out page by
-    page), and nothing is drawn below a page's bottom margin."""
+    page), and nothing is drawn below a page's bottom margin or past its right edge."""
     import pdfplumber
     from pypdf import PdfReader
 
@@ -228,6 +228,8 @@ def test_no_figure_is_cut_from_its_caption_and_none_leaves_its_page(pdf_edition)
             for number, page in enumerate(pdf.pages, start=1):
                 drawn = page.rects + page.curves + page.images
                 assert all(o["bottom"] <= page.height - 14 for o in drawn), f"{out.path.name} p. {number}"
+                # nor past its right edge (a wide table or formula cut off by the paper)
+                assert all(c["x1"] <= page.width - 14 for c in page.chars), f"{out.path.name} p. {number}"
 
 
 def test_no_page_a_third_empty_but_before_a_chapter(pdf_edition):

@@ -18,7 +18,9 @@ from bs4 import BeautifulSoup
 
 from tests.site.conftest import ROOT
 
-pytestmark = pytest.mark.slow
+# The first test waits for the whole book to be typeset in both sizes (about 3 minutes on an
+# idle 2-core machine, 15 to 30 on one shared with other work): more than the suite's 600 s.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
 
 #: Page counts this edition's PDFs must fall within (A4; US Letter within LETTER_VS_A4 of its A4).
 BOOK_PAGES = (60, 400)

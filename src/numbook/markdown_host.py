@@ -37,6 +37,7 @@ MKDOCS_ONLY = {
     "numbook-lean": "the theme's scripts are not deferred (the page's content is made lean as under MkDocs)",
     "mkdocs-jupyter": "workbook pages are not made",
     "mike": "no edition menu",
+    "numbook-pdf": "no PDF links (the PDF edition is typeset from a MkDocs build: python -m bookpdf)",
     "redirects": "no redirect pages",
 }
 

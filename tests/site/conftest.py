@@ -25,6 +25,8 @@ def build_book(site_dir: Path, cache_dir: Path) -> Any:
     from mkdocs.config import load_config
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    # the PDF edition of this build is typeset next (tests/site/test_pdf.py): its pages link it
+    os.environ.setdefault("BOOKPDF_TYPESETS_NEXT", "1")
     config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
     config.plugins["numbook"].config.cache_dir = str(cache_dir)
     config.plugins["numbook-lean"].config.search_cache = str(cache_dir / "search")

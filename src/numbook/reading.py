@@ -20,7 +20,9 @@ Markdown gives a `Tally` of what a reader reads there:
 
 What a block makes is read from its code, not from running it: a call written on the page.
 `Pace` turns a tally into minutes: words at a reading speed, and a stated allowance for each
-figure, table, equation and code line.
+figure, table, equation and code line. `Timing` is a reader's timed pass over pages whose tally is
+known; `misses` says how far a pace's count falls from each timing, and `best_pace` is the pace
+that comes nearest them all, for judging stated round allowances against.
 
 Why from the Markdown: a page's reading time is shown on another page (the book's home), at
 build time, before any page is rendered.
@@ -28,9 +30,12 @@ build time, before any page is rendered.
 
 from __future__ import annotations
 
+import itertools
 import re
-from dataclasses import dataclass, fields
+from dataclasses import astuple, dataclass, fields
 from pathlib import Path
+
+import numpy as np
 
 from .parse import OptionError, parse_info
 
@@ -220,3 +225,50 @@ def reading_length(markdown: str) -> ReadingLength:
 
 def page_reading_length(path: str | Path) -> ReadingLength:
     return reading_length(Path(path).read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A reader's timed first pass: the minutes it took (a range, low to high) and what the count
+    found in the main lines of the pages read."""
+
+    main: Tally
+    low: float
+    high: float
+
+    @property
+    def middle(self) -> float:
+        return (self.low + self.high) / 2
+
+
+def misses(pace: Pace, timings: list[Timing]) -> list[float]:
+    """How far the count falls from each timing, as a fraction of the middle of its range:
+    +0.1 counts a tenth more minutes than the reader took."""
+    return [pace.minutes(t.main) / t.middle - 1 for t in timings]
+
+
+def best_pace(timings: list[Timing]) -> Pace:
+    """The non-negative allowances whose misses have the least sum of squares.
+
+    A non-negative least-squares fit with five unknowns: the best fit is the unconstrained fit
+    on the allowances it leaves above zero, so trying every subset of the five and keeping the
+    best fit that has no negative allowance finds it exactly. A words-per-minute of infinity
+    means words cost nothing.
+    """
+    # each timing, as a row of its counts divided by its minutes: the fit's misses are relative
+    rows = np.array([astuple(t.main) for t in timings], dtype=float)
+    scaled = rows / np.array([[t.middle] for t in timings])
+    target = np.ones(len(timings))
+    best, best_error = np.zeros(scaled.shape[1]), float(target @ target)
+    for size in range(1, scaled.shape[1] + 1):
+        for kept in itertools.combinations(range(scaled.shape[1]), size):
+            fitted, *_ = np.linalg.lstsq(scaled[:, kept], target, rcond=None)
+            if (fitted < 0).any():
+                continue
+            per_item = np.zeros(scaled.shape[1])
+            per_item[list(kept)] = fitted
+            error = float(np.sum((scaled @ per_item - target) ** 2))
+            if error < best_error:
+                best, best_error = per_item, error
+    minutes_per_word, *allowances = best
+    return Pace(1 / minutes_per_word if minutes_per_word > 0 else float("inf"), *allowances)

@@ -1,13 +1,14 @@
-"""Home's reading times rest on counts of old pages: recount them from the commit they name.
+"""Home's reading times rest on counts of old pages: recount them from the commits they name.
 
 `docs/includes/reading-calibration.yml` stores, for each set of pages readers timed, what
-`numbook.reading` counted in their main lines at that commit. If the counting rules change,
+`numbook.reading` counted in their main lines at the commit of that round. If the counting rules change,
 the stored counts no longer describe those pages, and the allowances fitted to them (on Home)
 need fitting again: this test says so.
 """
 
 from __future__ import annotations
 
+import datetime
 import subprocess
 from pathlib import Path
 
@@ -28,15 +29,25 @@ def _at_commit(commit: str, page: str) -> str:
         pytest.skip(f"commit {commit} is not in this clone (a shallow clone?)")
 
 
-@pytest.mark.parametrize("timed", CALIBRATION["passes"], ids=lambda t: "+".join(t["pages"]))
-def test_the_stored_counts_are_what_the_counter_finds_in_the_timed_pages(timed):
+PASSES = [(r["commit"], timed) for r in CALIBRATION["rounds"] for timed in r["passes"]]
+
+
+@pytest.mark.parametrize(("commit", "timed"), PASSES, ids=lambda x: x if isinstance(x, str) else "+".join(x["pages"]))
+def test_the_stored_counts_are_what_the_counter_finds_in_the_timed_pages(commit, timed):
     counted = Tally()
     for page in timed["pages"]:
-        counted += reading_length(_at_commit(CALIBRATION["commit"], page)).main
+        counted += reading_length(_at_commit(commit, page)).main
     assert counted == Tally(**timed["main"]), "the counting rules changed: refit Home's allowances"
 
 
-def test_each_timed_pass_is_a_range_of_minutes():
-    for timed in CALIBRATION["passes"]:
+def test_each_timed_pass_is_a_range_of_minutes_and_each_round_is_dated():
+    for _, timed in PASSES:
         low, high = timed["minutes"]
         assert 0 < low <= high
+    assert all(isinstance(r["date"], datetime.date) for r in CALIBRATION["rounds"])
+
+
+def test_each_lesson_has_a_count_and_a_timing():
+    for lesson in CALIBRATION["lessons"].values():
+        Tally(**lesson["counted"])  # only the fields a tally has
+        assert lesson["timed"] and all(m > 0 for m in lesson["timed"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from numbook.reading import Pace, ReadingLength, Tally, reading_length
+from numbook.reading import Pace, ReadingLength, Tally, Timing, best_pace, misses, reading_length
 
 PAGE = """---
 title: T
@@ -167,3 +167,34 @@ def test_a_later_tab_marked_selected_is_the_one_in_view():
 
 def test_tallies_add_up_field_by_field():
     assert Tally(1, 2, 3, 4, 5) + Tally(10, 20, 30, 40, 50) == Tally(11, 22, 33, 44, 55)
+
+
+def test_a_miss_is_the_count_over_the_middle_of_the_timed_range_less_one():
+    pace = Pace(words_per_minute=100)
+    # 110 words are 1.1 minutes: the middle of 1 to 1.2; 100 words are 1 minute, twice 0.5
+    timings = [Timing(Tally(words=110), 1, 1.2), Timing(Tally(words=100), 0.5, 0.5)]
+    assert misses(pace, timings) == pytest.approx([0, 1])
+
+
+def test_the_best_pace_recovers_allowances_that_timed_every_pass_exactly():
+    timings = [  # timed at 100 words a minute, figure 0.5, table 0.25, equation 1, code line 0.05
+        Timing(Tally(words=1000), 10, 10),
+        Timing(Tally(figures=4), 2, 2),
+        Timing(Tally(tables=8), 2, 2),
+        Timing(Tally(equations=3), 3, 3),
+        Timing(Tally(code_lines=20), 1, 1),
+        Timing(Tally(words=500, figures=2), 5.5, 6.5),  # 5 + 1 minutes, the middle of 5.5 to 6.5
+    ]
+    best = best_pace(timings)
+    assert best.words_per_minute == pytest.approx(100)
+    assert (best.minutes_per_figure, best.minutes_per_table, best.minutes_per_equation,
+            best.minutes_per_code_line) == pytest.approx((0.5, 0.25, 1, 0.05))
+
+
+def test_an_allowance_the_fit_would_make_negative_is_held_at_zero():
+    # 100 words in 1 minute, and 100 words with a figure in half a minute: fitted freely, a
+    # figure would take -0.5 minutes. Held at 0, words alone: relative misses 100a - 1 and
+    # 200a - 1 (a minutes a word) are least in squares at a = 300 / 50,000, 500/3 words a minute
+    best = best_pace([Timing(Tally(words=100), 1, 1), Timing(Tally(words=100, figures=1), 0.5, 0.5)])
+    assert best.minutes_per_figure == 0
+    assert best.words_per_minute == pytest.approx(500 / 3)

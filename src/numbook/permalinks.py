@@ -20,6 +20,10 @@ engine's source listing, whose ids follow its modules and functions).
 
     uv run python -m numbook.permalinks --update   # build the book, add what is new
     uv run python -m numbook.permalinks --check    # build the book, list what was dropped
+
+The numbook plugin's ``permalinks: permalinks.json`` option makes ``mkdocs build`` check both
+ways at its end (`build_problems`): an address the manifest does not list yet, or one it lists
+that the build dropped, is a warning, which fails a strict build.
 """
 
 from __future__ import annotations
@@ -134,19 +138,27 @@ def resolve(site: Path, url: str, hops: int = 5) -> tuple[str, str] | None:
     return None
 
 
-def missing(manifest: Mapping[str, list[str]], site: str | os.PathLike[str]) -> list[str]:
-    """What a built site dropped of the manifest's pages and anchors, one line each."""
+def missing(
+    manifest: Mapping[str, list[str]], site: str | os.PathLike[str], pages: Mapping[str, list[str]] | None = None
+) -> list[str]:
+    """What a built site dropped of the manifest's pages and anchors, one line each.
+
+    ``pages``: the site's pages as `collect` read them, so that they are not read twice.
+    """
     root = Path(site)
     problems = []
     for url, anchors in sorted(manifest.items()):
-        found = resolve(root, url)
-        if found is None:
-            problems.append(
-                f"/{url}: the page is gone; if it moved, add its old address to redirects.redirect_maps in mkdocs.yml"
-            )
-            continue
-        target, text = found
-        present = set(page_anchors(text) or [])
+        if pages is not None and url in pages:
+            target, present = url, set(pages[url])
+        else:
+            found = resolve(root, url)
+            if found is None:
+                problems.append(
+                    f"/{url}: the page is gone; if it moved, add its old address to redirects.redirect_maps in mkdocs.yml"
+                )
+                continue
+            target, text = found
+            present = set(page_anchors(text) or [])
         where = f"/{url}" + (f" (redirected to /{target})" if target != url else "")
         for anchor in anchors:
             if anchor not in present:
@@ -154,6 +166,51 @@ def missing(manifest: Mapping[str, list[str]], site: str | os.PathLike[str]) -> 
                     f"{where}#{anchor}: the anchor is gone; if it was renamed, keep the old id beside "
                     f'the new one (<span id="{anchor}"></span>)'
                 )
+    return problems
+
+
+def unrecorded(manifest: Mapping[str, list[str]], pages: Mapping[str, list[str]]) -> list[str]:
+    """The addresses of a build (`collect`) that the manifest does not list yet, one each:
+    ``/page/`` for a new page, ``/page/#anchor`` for each new anchor."""
+    new = []
+    for url, anchors in sorted(pages.items()):
+        known = manifest.get(url)
+        if known is None:
+            new.append(f"/{url}")
+        new.extend(f"/{url}#{anchor}" for anchor in anchors if anchor not in (known or ()))
+    return new
+
+
+def update_command(manifest: str = MANIFEST, config_file: str = "mkdocs.yml") -> str:
+    """The command that records a build's new addresses, run where mkdocs.yml is."""
+    command = "uv run python -m numbook.permalinks --update"
+    if os.path.normpath(manifest) != MANIFEST:
+        command += f" --manifest {manifest}"
+    if os.path.basename(config_file) != "mkdocs.yml":
+        command += f" --config {os.path.basename(config_file)}"
+    return command
+
+
+def build_problems(manifest_path: str | os.PathLike[str], site: str | os.PathLike[str], command: str) -> list[str]:
+    """What a finished build publishes that the manifest does not list, and what it lists that the
+    build dropped: one message each (none when the two agree). ``command`` records new addresses."""
+    name = Path(manifest_path).name
+    manifest = load(manifest_path)
+    pages = collect(site)
+    problems = []
+    new = unrecorded(manifest, pages)
+    if new:
+        shown = new if len(new) <= 12 else [*new[:12], f"... and {len(new) - 12} more"]
+        problems.append(
+            f"{name} does not list {len(new)} address(es) this build publishes, so a later build could drop "
+            f"them unnoticed:\n  " + "\n  ".join(shown) + f"\nRecord them, then commit {name}: {command}"
+        )
+    dropped = missing(manifest, site, pages)
+    if dropped:
+        problems.append(
+            f"this build drops {len(dropped)} published address(es) that {name} lists (citations and links "
+            f"use them):\n  " + "\n  ".join(dropped)
+        )
     return problems
 
 
@@ -183,6 +240,8 @@ def build_site(config_file: str, site_dir: str) -> None:
     from mkdocs.config import load_config
 
     config = load_config(config_file, site_dir=site_dir, strict=True)
+    if "numbook" in config.plugins:
+        config.plugins["numbook"].config["permalinks"] = None  # this build is the one that records them
     config.plugins.on_startup(command="build", dirty=False)
     try:
         build(config)

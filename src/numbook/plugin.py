@@ -348,8 +348,20 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             env.bytecode_cache = FileSystemBytecodeCache(directory)
         return env
 
+    @event_priority(-100)  # after every plugin that writes pages (mkdocs-redirects' redirects too)
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         self._unpin_date()
+        if self.config.permalinks and self.config.enabled and not self.serving:
+            self._check_permalinks(config)
+
+    def _check_permalinks(self, config: MkDocsConfig) -> None:
+        """Warn (a strict build then fails) where the built site and the address manifest differ."""
+        from .permalinks import build_problems, update_command
+
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        command = update_command(self.config.permalinks, config.config_file_path or "mkdocs.yml")
+        for problem in build_problems(os.path.join(root, self.config.permalinks), config.site_dir, command):
+            log.warning(f"numbook: {problem}")
 
     def on_build_error(self, *, error: Exception) -> None:
         if self.book is not None:

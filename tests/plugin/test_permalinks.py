@@ -158,3 +158,49 @@ def test_a_strict_build_fails_on_an_address_the_manifest_does_not_list_or_has_lo
     site.page("scores.md", (PAGE + "\n## Softmax {#softmax}\n").replace("{#raw}", "{#raw-scores}"))
     finished, said = checked_build(site, strict=True)
     assert not finished and "drops 1 published address(es)" in said and "/scores/#raw: the anchor is gone" in said
+
+
+def test_list_gives_each_pages_link_targets_the_link_to_write_and_what_it_reads(make_site, capsys):
+    """An author looks up what to link to without building: `--list` numbers as a build does."""
+    part = """\
+---
+number: 3
+title: Scores
+---
+
+## Raw scores {#p3-raw}
+
+$$\\label{eq-p3-sum}
+s = q \\cdot k
+$$
+
+```python exec figure="fig-p3-bars" caption="Three bars" alt="Bars."
+print(1)
+```
+
+## Scaled {#p3-scaled}
+
+<details class="aside" id="p3-aside-why" markdown="1">
+<summary>Look closer: why <em>scale</em></summary>
+
+Inside.
+
+</details>
+"""
+    site = make_site({"index.md": "# Home\n\n## About {#about}\n", "scores.md": part}, extensions=["attr_list"],
+                     nav=[{"Home": "index.md"}, {"Scores": "scores.md"}])
+    config = str(site.root / "mkdocs.yml")
+    assert permalinks.main(["--list", "--config", config]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "docs/index.md · Home",
+        "  [words](index.md#about)  section        About",  # no number: a link with words
+        "",
+        "docs/scores.md · Part 3 · Scores",
+        "  [](scores.md#p3-raw)             Section 3.1    Raw scores",
+        "  [](scores.md#eq-p3-sum)          Equation 3.1",
+        "  [](scores.md#fig-p3-bars)        Figure 3.1     Three bars",
+        "  [](scores.md#p3-scaled)          Section 3.2    Scaled",
+        "  [words](scores.md#p3-aside-why)  aside          Look closer: why scale",
+    ]
+    assert permalinks.main(["--list", "--config", config, "scores.md"]) == 0
+    assert capsys.readouterr().out.startswith("docs/scores.md · Part 3 · Scores\n")

@@ -130,3 +130,13 @@ def test_a_failing_figure_is_reported_at_its_own_page_not_the_gallerys(make_site
     first = errors.find("docs/z-new.md:")
     assert 0 <= first and "Error reading page 'z-new.md'" in errors[:first], errors
     assert "figure 'fig-new' has no data" in errors[first:], errors
+
+
+def test_a_page_that_says_gallery_false_keeps_its_figures_off_the_gallery(make_site):
+    """A page of demonstrations (the catalogue of figure functions) is not a page of the book's figures."""
+    site = gallery_site(make_site)
+    site.page("a-notes.md", "---\ngallery: false\n---\n\n" + UNNUMBERED)
+    site.build()
+    gallery = site.main("figures")
+    assert "fig-note" not in gallery and gallery.count('<li class="numbook-gallery__item">') == 3
+    assert 'id="fig-note"' in site.html("a-notes")  # the page itself still shows it

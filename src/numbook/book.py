@@ -106,6 +106,7 @@ class _Page:
     errors: list[CellError] = field(default_factory=list)
     title: str | None = None  # front matter `title`
     figure_prefix: str | None = None  # front matter `figure_prefix`: "Figure L.1"
+    in_gallery: bool = True  # front matter `gallery: false` keeps its figures off the gallery page
 
     def heading(self, settings: Settings) -> str | None:
         """The H1 this page must show: made from `number` and `title` when it has both."""
@@ -173,7 +174,7 @@ class Book:
             self.pages[page.src_uri] = _Page(
                 page.src_uri, display, body, offset, None if number is None else str(number), parsed,
                 errors=list(parsed.errors), title=None if title is None else str(title),
-                figure_prefix=None if prefix is None else str(prefix),
+                figure_prefix=None if prefix is None else str(prefix), in_gallery=meta.get("gallery") is not False,
             )
         numbered = {k: (p.number, p.parsed) for k, p in self.pages.items()}
         prefixed = {k: (p.figure_prefix or p.number, p.parsed) for k, p in self.pages.items()}  # figures, equations

@@ -177,6 +177,9 @@ class HostedBook:
             raise HostingError(f"numbook: {config_file}: {exc}") from exc
         config = self.config
         self.plugin = config.plugins["numbook"]
+        # the address manifest is checked against the pages MkDocs writes; this host's builder
+        # writes its own, after the last page converted
+        self.plugin.config["permalinks"] = None
         config.plugins.on_startup(command="serve" if serving else "build", dirty=False)
         try:
             self.config = config = config.plugins.on_config(config)

@@ -17,7 +17,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from bookfigures.collisions import FigureCollision, belongs_to, check_figure, collisions, one_label
 
-from .catalogue import EXAMPLES
+from bookfigures.catalogue import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ from matplotlib.text import Text
 from bookfigures import palette as pal
 from bookfigures.preview import apply_ink_map, render_png, save_svg
 
-from .catalogue import EXAMPLES
+from bookfigures.catalogue import EXAMPLES
 
 INK = set(pal.DARK_INK_MAP)
 CELL_TEXT = {pal.CELL_TEXT_DARK, pal.CELL_TEXT_LIGHT}
@@ -79,7 +79,7 @@ def test_figure_carries_a_consistent_data_table(name, figures):
 
 
 def test_heatmap_table_holds_full_precision_weights_and_marks_masked_cells(figures):
-    from .catalogue import causal_weights
+    from bookfigures.catalogue import causal_weights
 
     weights, _mask = causal_weights(10)
     header, rows = figures["heatmap_causal_10x10"].data_table
@@ -220,7 +220,7 @@ def _cell_numbers(fig: Figure) -> list[Text]:
 
 
 def test_causal_heatmap_writes_numbers_only_in_allowed_cells(figures):
-    from .catalogue import causal_weights
+    from bookfigures.catalogue import causal_weights
 
     weights, mask = causal_weights(10)
     fig = figures["heatmap_causal_10x10"]
@@ -509,7 +509,7 @@ def test_parameter_subscripts_keep_the_text_size_and_sit_lower(figures):
 def test_work_steps_fills_computed_rows_and_outlines_reused_ones_within_a_phone_column(figures):
     from bookfigures._common import PHONE_WIDTH_IN
 
-    from .catalogue import WORK, WORK_COLUMNS
+    from bookfigures.catalogue import WORK, WORK_COLUMNS
 
     fig = figures["work_steps"]
     squares = [p for p in fig.axes[0].patches if p.get_width() == p.get_height()]

@@ -4,7 +4,7 @@ Each diagram is built twice, from models (or inputs) of different sizes, and the
 writes must follow: a diagram that drifts from the model cannot pass. The pre/post-norm
 selector must show, for each arrangement, the row variances the engine's own blocks give.
 (Legibility, colours and determinism of every diagram are covered by `test_figures.py`
-through `catalogue.py`.)
+through `bookfigures/catalogue.py`.)
 """
 
 from __future__ import annotations
@@ -284,7 +284,7 @@ def test_past_and_memory_and_fitted_weights_write_the_engines_weights(prefix):
     assert f"after {checkpoint['steps']} steps" in _text(fig)
 
 
-DIAGRAMS = sorted(name for name in __import__("tests.figures.catalogue", fromlist=["EXAMPLES"]).EXAMPLES
+DIAGRAMS = sorted(name for name in __import__("bookfigures.catalogue", fromlist=["EXAMPLES"]).EXAMPLES
                   if name.startswith(("wiring_", "units_")))
 
 
@@ -293,7 +293,7 @@ def test_every_shape_of_a_diagram_lies_inside_it(name):
     """The layout is computed in inches: no box, cell or arrow may run off the figure's edge."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from .catalogue import EXAMPLES
+    from bookfigures.catalogue import EXAMPLES
 
     fig = EXAMPLES[name].build()
     renderer = FigureCanvasAgg(fig).get_renderer()

@@ -1,6 +1,6 @@
-// Citation texts (numbook-cite) are written when the site is built, so the date a reader
-// accessed the page is a placeholder, named by each text's data-accessed attribute: put the
-// reader's own date there (local calendar date, YYYY-MM-DD).
+// Citation texts (numbook-cite) are written when the site is built, so the date they give for
+// the reader's visit is the build's, named by each text's data-accessed attribute: put the
+// reader's own date there (local calendar date, YYYY-MM-DD), and only where a visit date stands.
 document$.subscribe(() => {
   const now = new Date();
   const today = [
@@ -9,7 +9,10 @@ document$.subscribe(() => {
     String(now.getDate()).padStart(2, "0"),
   ].join("-");
   document.querySelectorAll("code[data-accessed]").forEach((code) => {
-    code.textContent = code.textContent.replaceAll(code.dataset.accessed, today);
+    const built = code.dataset.accessed;
+    code.textContent = code.textContent
+      .replaceAll(`(accessed ${built})`, `(accessed ${today})`)
+      .replace(new RegExp(`(urldate\\s*= \\{)${built}\\}`), `$1${today}}`);
     code.removeAttribute("data-accessed");
   });
 });

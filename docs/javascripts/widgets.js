@@ -65,27 +65,26 @@
   const uid = (prefix) => `${prefix}-${++counter}`;
 
   // A table in a box that scrolls sideways on a phone, reachable and named for the keyboard.
+  // It opens at its first columns, as the page's other tables do; when it is wider than the
+  // box it says so, and keeps its row labels in view while it scrolls (book.js, book.css).
+  // The cell the prose names is marked wherever it is.
   function scrollBox(label, table) {
     const box = element("div", { class: "numbook-widget-scroll", tabindex: "0", role: "region", "aria-label": label });
     box.append(table);
+    window.bookWatchScroll?.(box);
     return box;
   }
 
-  // A table wider than its box shows the cell the prose names, beside the row labels that
-  // stay in view (book.css holds the first column sticky). It scrolls by whole columns: the
-  // first column shown after the labels is the leftmost that still lets the named one fit,
-  // so no number is ever cut at the labels' edge; if the named cell fits unscrolled, the
-  // table opens at its left edge.
-  function revealNamed(table) {
-    const named = table.querySelector(".numbook-named");
-    const box = table.closest(".numbook-widget-scroll");
-    if (!named || !box || box.scrollWidth <= box.clientWidth) return;
-    const head = [...(table.rows[0]?.cells || [])];
-    const labels = head[0]?.offsetWidth || 0;
-    const right = named.offsetLeft + named.offsetWidth;
-    const start = head.slice(1).map((cell) => cell.offsetLeft - labels)
-      .find((scroll) => right - scroll <= box.clientWidth);
-    box.scrollLeft = Math.max(0, start ?? named.offsetLeft - labels);
+  // Each table keeps the number the page gave the default table it replaces (numbook-lean
+  // numbers a page's tables): its box is named by it, "Sentence: Table 18", as book.js names
+  // the page's other tables, so that no two regions share a name when two widgets share a
+  // label (axe: landmark-unique).
+  function tableNumbers(root, tables) {
+    const given = [...root.querySelectorAll("table[data-numbook-table]")].map((t) => t.dataset.numbookTable);
+    return tables.map((table, k) => {
+      if (given[k]) table.dataset.numbookTable = given[k];
+      return given[k] ? `Table ${given[k]}` : `table ${k + 1}`;
+    });
   }
 
   function tableHead(table, header, align, index) {
@@ -226,14 +225,13 @@
     const note = element("p", { class: "numbook-note", role: "status" },
       hasNotes ? "Focus or point at a number in the table to see how it was computed." : "");
     const tables = data.tables.map(() => element("table"));
-    root.replaceChildren(fieldset, ...tables.map((t, k) =>
-      scrollBox(`${data.label}: table${tables.length > 1 ? ` ${k + 1}` : ""}`, t)));
+    const numbers = tableNumbers(root, tables);
+    root.replaceChildren(fieldset, ...tables.map((t, k) => scrollBox(`${data.label}: ${numbers[k]}`, t)));
     if (hasNotes) root.append(note);
     const member = {
       select(key) {
         radios.forEach((r) => { r.checked = r.value === key; });
         data.tables.forEach((variants, k) => fillTable(tables[k], variants[key], note));
-        tables.forEach(revealNamed);
         root.dataset.selected = key;
       },
       figures: data.figures,
@@ -262,6 +260,7 @@
     const fmt = (x) => formatNumber(x, data.decimals);
     selfCheck(data, compute);
     const table = element("table");
+    const [number] = tableNumbers(root, [table]);
     const align = ["left", "right", ...data.columns.map(() => "right")];
     tableHead(table, ["", data.input_label, ...data.columns], align);
     const body = table.createTBody();
@@ -314,7 +313,7 @@
     const reset = element("button", { type: "button" }, "Back to the page's inputs");
     const status = element("p", { class: "numbook-note", role: "status" });
     root.replaceChildren(element("p", { class: "numbook-widget-label" }, data.label),
-      ...(sliderList ? [sliderList] : []), scrollBox(`${data.label}: inputs and results`, table));
+      ...(sliderList ? [sliderList] : []), scrollBox(`${data.label}: inputs and results, ${number}`, table));
     if (data.scalars.length) root.append(scalarTable);
     root.append(reset, status);
 

@@ -37,14 +37,7 @@ def text_width(text: str, size: float = FS, *, bold: bool = False) -> float:
     Measured from the font's outlines; a screen's hinting can draw a line a few per cent
     wider, so layouts leave that much room (`wrap`, label columns).
     """
-    if not bold:
-        return _label_width(text, size)
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import TextToPath
-
-    width, _, _ = TextToPath().get_text_width_height_descent(plain(text), FontProperties(size=size, weight="bold"),
-                                                             ismath=False)
-    return width / 72.0
+    return _label_width(text, size, "bold" if bold else "normal")
 
 
 def box_width(*lines: str | Sequence[str] | None) -> float:

@@ -4,7 +4,12 @@ A figure passes when, as matplotlib lays it out (the SVG the book publishes has 
 geometry; its dark variant only swaps colours, its phone layout is a figure of its own):
 
 * no text's box overlaps another text's box;
-* no line, arrow, marker or patch outline crosses a text that does not belong to it;
+* no line, arrow, marker or patch outline crosses a text that does not belong to it, and a
+  data line or marker (a plotted line, a scatter) keeps `CLEARANCE_PT` from it: a curve that
+  runs along the edge of a label reads as underlining or striking it;
+* a label that names a marker (an annotation whose point is a marker's centre) is nearer its
+  own marker than any other, by a clear margin (`AMBIGUITY_PT`, or its own distance again):
+  a label halfway between two markers names neither;
 * every legend either has an opaque background or sits clear of the data: no line,
   marker, filled patch or text of the figure under it.
 
@@ -59,6 +64,10 @@ from matplotlib.text import Annotation, Text
 
 #: Overlaps thinner than this (points) are not collisions: sub-pixel on every screen.
 TOLERANCE_PT = 0.75
+#: The gap (points) a data line or marker keeps from a text not its own: two CSS pixels.
+CLEARANCE_PT = 1.5
+#: How much nearer (points) a label is to the marker it names than to any other, at least.
+AMBIGUITY_PT = 2.0
 
 _OWNERS = "_bookfigures_owners"  # artists a text belongs to (`belongs_to`)
 _LABEL = "_bookfigures_label"  # a token shared by the pieces of one label (`one_label`)
@@ -112,11 +121,12 @@ class Stroke:
     discs: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))  # (x, y, radius)
     filled: list[np.ndarray] = field(default_factory=list)  # closed polygons with a visible fill
     legend: Legend | None = None
+    data: bool = False  # a plotted line or marker of an axes (kept `CLEARANCE_PT` from texts)
 
 
 @dataclass(frozen=True)
 class Collision:
-    kind: str  # "text overlaps text", "line crosses text", "legend without background over data"
+    kind: str  # "text overlaps text", "line crosses text", "data line too close to text", ...
     first: str
     second: str
     depth_pt: float  # how far the two overlap, points
@@ -199,7 +209,9 @@ def _drawn_texts(fig: Figure) -> list[tuple[Text, Legend | None]]:
 
 def _box(text: Text, renderer, legend: Legend | None) -> Box:
     """The text's box in its own rotated frame (the axis-aligned extent only gives its centre)."""
-    extent = text.get_window_extent(renderer)
+    if isinstance(text, Annotation):
+        text.update_positions(renderer)  # an annotation's extent takes in its arrow: the text's alone
+    extent = Text.get_window_extent(text, renderer)
     centre = np.array([(extent.x0 + extent.x1) / 2, (extent.y0 + extent.y1) / 2])
     angle = np.deg2rad(text.get_rotation())
     u = np.array([np.cos(angle), np.sin(angle)])
@@ -321,16 +333,18 @@ def _strokes(fig: Figure, renderer) -> list[Stroke]:
     """Every line, arrow, marker and patch outline drawn, legends' handles marked as theirs."""
     out: list[Stroke] = []
 
-    def add(artist: Artist, legend: Legend | None = None) -> None:
+    def add(artist: Artist, legend: Legend | None = None, data: bool = False) -> None:
         if not artist.get_visible():
             return
         if isinstance(artist, Patch):
             s = _patch_stroke(artist, renderer, legend)
         elif isinstance(artist, Line2D):
             s = _line_stroke(artist, renderer, legend)
+            if s is not None:
+                s.data = data
         elif isinstance(artist, Collection):
             for s in _collection_strokes(artist, renderer):
-                s.legend = legend
+                s.legend, s.data = legend, data and not isinstance(artist, QuadMesh)
                 out.append(s)
             return
         else:
@@ -349,7 +363,9 @@ def _strokes(fig: Figure, renderer) -> list[Stroke]:
         for ax in container.axes:
             if not ax.get_visible() or ax.get_figure(root=False) is not container:
                 continue
-            for a in [*ax.lines, *ax.patches, *ax.collections, *ax.artists]:
+            for a in [*ax.lines, *ax.collections]:
+                add(a, data=True)
+            for a in [*ax.patches, *ax.artists]:
                 add(a)
             for t in ax.texts:
                 if isinstance(t, Annotation) and t.arrow_patch is not None and t.get_visible():
@@ -449,6 +465,16 @@ def _point_in_polygon(point: np.ndarray, poly: np.ndarray) -> bool:
     return bool(np.count_nonzero(cross) % 2)
 
 
+def _named_point(text: Text, renderer) -> np.ndarray | None:
+    """The display point an annotation points at (None for a plain text, or an arrow's label)."""
+    if not isinstance(text, Annotation) or text.arrow_patch is not None:
+        return None
+    try:
+        return np.asarray(text._get_xy(renderer, text.xy, text.xycoords), dtype=float)
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
 def _belongs(box: Box, stroke: Stroke) -> bool:
     text, artist = box.text, stroke.artist
     if artist in getattr(text, _OWNERS, ()):
@@ -496,23 +522,37 @@ def collisions(fig: Figure, *, backgrounds: AbstractCollection[str] | None = Non
     opaque = {key for key, leg in legends.items() if _opaque(leg, backgrounds)}
 
     # (b) lines, arrows, markers and outlines through texts: every segment against each box at
-    # once, then the strokes that reach in are looked at one by one
+    # once, then the strokes that reach in are looked at one by one; a data line or marker that
+    # stops short of a text but within `CLEARANCE_PT` of it counts as well
+    clearance = renderer.points_to_pixels(CLEARANCE_PT)
     segs, seg_of, grow = _all_segments(strokes)
     discs, disc_of = _all_discs(strokes)
+    is_data = np.array([s.data for s in strokes], dtype=bool)
+    extra = clearance * is_data  # how much farther each stroke must stay from a text
     for box in boxes:
-        deepest = np.full(len(strokes), -np.inf)
+        deepest, near = np.full(len(strokes), -np.inf), np.full(len(strokes), -np.inf)
         if len(segs):
             np.maximum.at(deepest, seg_of, _segments_into_box(box, segs, grow))
+            np.maximum.at(near, seg_of, _segments_into_box(box, segs, grow + extra[seg_of]))
         if len(discs):
             np.maximum.at(deepest, disc_of, _discs_into_box(box, discs))
-        for k in np.flatnonzero(deepest > tol):
+            np.maximum.at(near, disc_of, _discs_into_box(box, discs + np.outer(extra[disc_of], [0, 0, 1])))
+        too_near = (deepest > tol) | (is_data & (near > 0) & (box.legend is None))
+        for k in np.flatnonzero(too_near):
             s = strokes[k]
             if _belongs(box, s):
                 continue
             if box.legend is not None and id(box.legend) in opaque and s.legend is None \
                     and s.artist.get_zorder() < box.legend.get_zorder():
                 continue  # under the legend's background
-            kind = "marker covers text" if len(s.discs) and not len(s.segments) else "line crosses text"
+            if deepest[k] <= tol:  # depth: how far into the clearance it reaches
+                found.append(Collision("data line too close to text", s.name, box.name, float(near[k]) * px_to_pt,
+                                       (s.artist, box.text)))
+                continue
+            if len(s.discs) and not len(s.segments):
+                kind = "marker covers text"
+            else:
+                kind = "line crosses text"
             found.append(Collision(kind, s.name, box.name, float(deepest[k]) * px_to_pt, (s.artist, box.text)))
 
     # (c) a legend without a background sits clear of the data and of other texts
@@ -543,6 +583,28 @@ def collisions(fig: Figure, *, backgrounds: AbstractCollection[str] | None = Non
             if depth > tol:
                 found.append(Collision("legend without background over data", name, b.name, depth * px_to_pt,
                                        (leg, b.text)))
+
+    # (d) a label that names a marker is clearly nearer it than any other marker
+    margin = renderer.points_to_pixels(AMBIGUITY_PT)
+    for box in boxes:
+        point = _named_point(box.text, renderer)
+        if point is None or not len(discs) or box.legend is not None:
+            continue
+        apart = np.hypot(*(discs[:, :2] - point).T)
+        at_point = apart <= 1.5  # the marker(s) the label names
+        if not at_point.any():
+            continue
+        # a marker that overlaps the label's own is read with it: no label could be nearer one of them
+        touching = apart < discs[:, 2] + discs[at_point, 2].max()
+        if touching.all():
+            continue
+        gaps = -_discs_into_box(box, discs)  # distance from each marker's edge to the box
+        own, nearest = float(gaps[at_point].min()), int(np.argmin(np.where(touching, np.inf, gaps)))
+        if gaps[nearest] < own + max(margin, own):
+            other = strokes[disc_of[nearest]]
+            found.append(Collision("label as near another marker as its own", other.name, box.name,
+                                   float(own + max(margin, own) - gaps[nearest]) * px_to_pt,
+                                   (other.artist, box.text)))
     return found
 
 

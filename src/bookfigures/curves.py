@@ -166,13 +166,15 @@ def _int_if_whole(v: float) -> int | float:
 def loss_curve(steps: object, losses: object, *, title: str | None = None,
                xlabel: str = "training step", ylabel: str = "loss (cross-entropy)",
                decimals: int = 3, references: Mapping[str, float] | None = None,
-               width: float = PHONE_WIDTH_IN) -> Figure:
+               width: float = PHONE_WIDTH_IN, last_in_legend: bool = False) -> Figure:
     """Loss against training step, with the first and last values written on the curves.
 
     `losses` is one curve, or a mapping of names to curves over the same steps (for example
     training and held-out loss); `references` draws named constant losses as dotted
     horizontal lines (for example a baseline model's loss), each labelled with its value.
-    A narrower `width` (inches) keeps the text larger on a phone.
+    A narrower `width` (inches) keeps the text larger on a phone. `last_in_legend` gives the
+    last values in the legend ("training names, last 1.997") rather than beside the curves'
+    ends, where ends that finish close together, or near a yardstick, leave no clear room.
     """
     x = np.asarray(steps, dtype=float).ravel()
     curves = ({plain(k): np.asarray(v, dtype=float).ravel() for k, v in losses.items()}
@@ -186,7 +188,8 @@ def loss_curve(steps: object, losses: object, *, title: str | None = None,
     fig = new_figure(width, 3.2 + (0.3 if title else 0.0))
     ax = fig.add_subplot()
     for k, (name, y) in enumerate(curves.items()):
-        ax.plot(x, y, color=SERIES_COLORS[k], linestyle=LINESTYLES[k], linewidth=1.8, label=name)
+        label = f"{name}, last {y[-1]:.{decimals}f}" if last_in_legend else name
+        ax.plot(x, y, color=SERIES_COLORS[k], linestyle=LINESTYLES[k], linewidth=1.8, label=label)
         ax.plot(x[[0, -1]], y[[0, -1]], MARKERS[k], color=SERIES_COLORS[k], markersize=5)
     for name, value in refs.items():
         ax.axhline(value, color=INK_MUTED, linestyle=":", linewidth=1.2)
@@ -197,12 +200,12 @@ def loss_curve(steps: object, losses: object, *, title: str | None = None,
     ax.set_ylabel(plain(ylabel))
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
-    _write_ends(fig, ax, x, list(curves.values()), decimals)
+    _write_ends(fig, ax, x, list(curves.values()), decimals, last=not last_in_legend)
     for name, value in refs.items():
         # in the middle of the run, clear of the values written at both ends: above its line, or below
         _first_clear(fig, [dict(text=f"{plain(name)}: {value:.{decimals}f}", xy=((x[0] + x[-1]) / 2, value),
                                 xytext=(0, dy), ha="center", va=va) for dy, va in ((3, "bottom"), (-3, "top"))])
-    if len(curves) > 1:  # top right: a falling curve leaves it empty, and the first value is top left
+    if len(curves) > 1 or last_in_legend:  # top right: a falling curve leaves it empty, the first value is top left
         _clear_legend(fig, ax, "upper right", width=width)
     header = ["step", *curves, *(plain(r) for r in refs)]
     rows = [[_int_if_whole(s), *(float(y[i]) for y in curves.values()), *map(float, refs.values())]
@@ -224,15 +227,16 @@ def _first_clear(fig: Figure, options: Sequence[dict]):
         text.remove()
 
 
-def _write_ends(fig: Figure, ax, x: np.ndarray, curves: list[np.ndarray], decimals: int) -> None:
+def _write_ends(fig: Figure, ax, x: np.ndarray, curves: list[np.ndarray], decimals: int, last: bool = True) -> None:
     """First and last value of each curve; a shared first value once, the last values apart,
-    each where it collides with nothing (beside its point, above or below it)."""
+    each where it collides with nothing (beside its point, above or below it). `last=False`:
+    the first values only."""
     text = lambda v: f"{v:.{decimals}f}"  # noqa: E731
     firsts = {text(y[0]) for y in curves}
     for k, y in enumerate(curves if len(firsts) > 1 else curves[:1]):
         _first_clear(fig, [dict(text=text(y[0]), xy=(x[0], y[0]), xytext=(7, dy), ha="left", va="center")
                            for dy in (7 - 16 * k, -9 - 16 * k, 23 + 16 * k)])
-    order = np.argsort([y[-1] for y in curves])  # lowest last value is written below its curve
+    order = np.argsort([y[-1] for y in curves]) if last else []  # lowest last value: below its curve
     for rank, k in enumerate(order):
         below = rank == 0 and len(curves) > 1
         spots = [(-7, "top"), (-21, "top")] if below else [(7, "bottom"), (21, "bottom"), (-7, "top")]

@@ -32,7 +32,7 @@ from matplotlib.path import Path
 from ._common import PHONE_WIDTH_IN, attach_table, plain
 from ._placement import MARGIN, Rect, Room, beside, segment_hits, text_height
 from .collisions import one_label
-from .palette import INK, INK_GRID, INK_MUTED, ROLE_COLORS, ROLE_NAMES
+from .palette import INK, INK_GRID, INK_MUTED, NO_ROLE, ROLE_COLORS, ROLE_NAMES
 from .style import new_figure, styled
 
 LABEL_SIZE = 10.0  # box name
@@ -68,12 +68,12 @@ class _Box:
         return self.x + self.width / 2
 
 
-def _text_width(text: str, size: float) -> float:
+def _text_width(text: str, size: float, weight: str = "normal") -> float:
     """Width in inches of `text` set in the house font (mathtext included), measured, not guessed."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextToPath
 
-    prop = FontProperties(size=size)  # the house style's sans-serif (figures are built inside it)
+    prop = FontProperties(size=size, weight=weight)  # the house style's sans-serif
     width, _, _ = TextToPath().get_text_width_height_descent(text, prop, ismath="$" in text)
     return width / 72.0
 
@@ -181,15 +181,15 @@ def _runs(text: str) -> list[tuple[str, bool]]:
     return [(piece, sub) for piece, sub in runs if piece]
 
 
-def _line_width(line: str, size: float) -> float:
-    space = _text_width("x x", size) - _text_width("xx", size)
-    return sum(_text_width(plain(piece.strip()), size) + space * (len(piece) - len(piece.strip()))
+def _line_width(line: str, size: float, weight: str = "normal") -> float:
+    space = _text_width("x x", size, weight) - _text_width("xx", size, weight)
+    return sum(_text_width(plain(piece.strip()), size, weight) + space * (len(piece) - len(piece.strip()))
                for piece, _ in _runs(line))
 
 
-def _label_width(text: str, size: float) -> float:
-    """Width in inches of a label as `_label` draws it (its widest line)."""
-    return max(_line_width(line, size) for line in text.split("\n"))
+def _label_width(text: str, size: float, weight: str = "normal") -> float:
+    """Width in inches of a label as `_label` draws it (its widest line), in that font weight."""
+    return max(_line_width(line, size, weight) for line in text.split("\n"))
 
 
 def _label_extent(text: str, size: float) -> tuple[float, float, float]:
@@ -226,8 +226,9 @@ def _label(ax, x: float, y: float, text: str, *, size: float, ha: str = "center"
                         rotation_mode="anchor", **style)]
     # An SVG viewer drops a text's leading and trailing spaces, so each piece is drawn without
     # them and its spaces become advances of the pen.
-    space = _text_width("x x", size) - _text_width("xx", size)
-    widths = [_text_width(plain(piece.strip()), size) + space * (len(piece) - len(piece.strip()))
+    weight = style.get("fontweight", "normal")  # bold pieces are wider: measure them bold
+    space = _text_width("x x", size, weight) - _text_width("xx", size, weight)
+    widths = [_text_width(plain(piece.strip()), size, weight) + space * (len(piece) - len(piece.strip()))
               for piece, _ in runs]
     pos = {"left": 0.0, "center": -sum(widths) / 2, "right": -sum(widths)}[ha]
     drop = SUB_DROP * size / 72.0
@@ -269,13 +270,16 @@ def _wrapped(text: str, size: float, lines: int = 2) -> str | None:
 @styled
 def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
                      labels: Mapping[str, str] | None = None,
-                     op_labels: Mapping[str, str] | None = None, lanes: bool = True) -> Figure:
+                     op_labels: Mapping[str, str] | None = None, lanes: bool = True,
+                     param_labels: Mapping[str, str] | None = None) -> Figure:
     """Draw a dataflow graph: arrays as boxes in their legend colours, operations on the arrows.
 
     `labels` renames boxes and `op_labels` the operation making a box (both keyed by node
     id), for this picture only: a phone-width picture may say "Q" where the graph says
-    "queries Q". Groups get a frame, lanes a column (``lanes=False``: one column, narrower
-    when a lane holds few boxes). A group whose name extends another's ("block 1, head 1"
+    "queries Q"; `param_labels` renames parameters in the data table (keyed by the
+    graph's parameter name), so a page can write E_pos where the engine's dict says P.
+    Groups get a frame, lanes a column (``lanes=False``: one column, narrower when a lane
+    holds few boxes). A group whose name extends another's ("block 1, head 1"
     in "block 1") is framed inside it. The data table has one row per arrow with the
     shapes it joins, so the numbers in the picture can be read as text.
 
@@ -307,7 +311,9 @@ def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
     long_edges = [e for e in edges if layer[e.target] - layer[e.source] > 1]
     channels = _channels(long_edges, boxes, layer)
     placed = {b.id: b.x for b in boxes.values()}
-    used = [r for r in ROLE_COLORS if any(n.role == r for n in graph.nodes)] if legend else []
+    used: list[str | None] = [r for r in ROLE_COLORS if any(n.role == r for n in graph.nodes)] if legend else []
+    if used and any(n.role is None for n in graph.nodes):
+        used.append(None)  # ids, scores, messages, logits: the legend gives them no colour, and says so
 
     extra: dict[int, float] = defaultdict(float)  # more room under a layer whose labels are crowded
     pads: dict[tuple[str, int], float] = defaultdict(float)  # more room before a lane's side channels
@@ -324,7 +330,7 @@ def dataflow_diagram(graph, *, title: str | None = None, legend: bool = True,
             extra[k] += 0.16
     _fit_width(fig, ax)
     rows = [[names[e.source], graph.node(e.source).shape_text, e.op.label,
-             ", ".join(f"{p.name} ({_shape(p.shape)})" for p in e.op.params),
+             ", ".join(f"{(param_labels or {}).get(p.name, p.name)} ({_shape(p.shape)})" for p in e.op.params),
              names[e.target], graph.node(e.target).shape_text] for e in edges]
     return attach_table(fig, ["from", "shape in", "operation", "parameters", "to", "shape out"], rows)
 
@@ -359,7 +365,7 @@ def _in_group(group: str | None, outer: str) -> bool:
 
 
 def _draw(graph, boxes: Mapping[str, _Box], layer: Mapping[str, int], channels, width: float,
-          title: str | None, used: Sequence[str], extra: Mapping[int, float], pads):
+          title: str | None, used: Sequence[str | None], extra: Mapping[int, float], pads):
     """One drawing of the laid-out graph; returns the figure, its axes, the layers whose
     arrow labels found no clear place, and how much further out side channels should run
     to leave room for the labels beside them."""
@@ -413,6 +419,7 @@ def _draw(graph, boxes: Mapping[str, _Box], layer: Mapping[str, int], channels, 
         ax.text(0.0, 0.05, plain(title), ha="left", va="top", color=INK, fontsize=11, fontweight="bold")
     if used:
         handles = [Patch(facecolor="none", edgecolor=ROLE_COLORS[r], linewidth=1.8, label=ROLE_NAMES[r])
+                   if r else Patch(facecolor="none", edgecolor=INK_MUTED, linewidth=1.1, label=NO_ROLE)
                    for r in used]
         fig.legend(handles=handles, loc="lower left", ncols=2, fontsize=SHAPE_SIZE, handlelength=1.2,
                    bbox_to_anchor=(0.0, 0.0), borderaxespad=0.1, columnspacing=1.0)

@@ -55,6 +55,10 @@ ROLE_NAMES: dict[str, str] = {
 
 ROLES: tuple[str, ...] = tuple(ROLE_COLORS)
 
+#: How a figure's legend names the arrays that no role colours (ids, scores, messages, logits),
+#: drawn in thin muted ink: the legend has no colour for them, and a figure says so.
+NO_ROLE = "no role colour"
+
 
 def _tex_macro(hex_color: str) -> str:
     """KaTeX body for a one-argument role macro.

@@ -1,5 +1,6 @@
-"""Figures that only Part 1 draws: the loss of every training step on its own minibatch, and
-the loss curve with a yardstick that sits among the curves.
+"""Figures that only Part 1 draws: the loss of every training step on its own minibatch, the
+loss curve with a yardstick that sits among the curves, and held-out loss against window length
+for two models and two amounts of data.
 
 Imported directly by the page (`from bookfigures.part1_character_model_extra import ...`).
 """
@@ -13,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ._common import PHONE_WIDTH_IN, attach_table, fixed, plain
-from .curves import SERIES_COLORS, _first_clear, _thousands, loss_curve
+from .curves import LINESTYLES, MARKERS, SERIES_COLORS, _clear_legend, _first_clear, _thousands, loss_curve
 from .palette import INK, INK_MUTED
 from .style import new_figure, styled
 
@@ -73,8 +74,10 @@ def loss_curve_low_yardstick(steps: Sequence[int], losses: Mapping[str, Sequence
     lies where the curves end, so its label cannot sit mid-run as `loss_curve` writes them:
     it goes below the line near the left edge, where the falling curves are still far above
     it, or a little lower, clear of a curve that dips just under it (or wherever else is clear).
-    The figure's data table gains its column."""
-    fig = loss_curve(steps, losses, references=references, decimals=decimals, **kwargs)
+    The last values go in the legend: the curves end near the yardstick, with no clear room
+    for them beside their ends. The figure's data table gains the yardstick's column."""
+    fig = loss_curve(steps, losses, references=references, decimals=decimals, last_in_legend=True,
+                     **kwargs)
     name, value = low_reference
     ax = fig.axes[0]
     ax.axhline(value, color=INK_MUTED, linestyle=":", linewidth=1.2)
@@ -87,4 +90,34 @@ def loss_curve_low_yardstick(steps: Sequence[int], losses: Mapping[str, Sequence
     return attach_table(fig, [*header, plain(name)], [[*row, float(value)] for row in rows])
 
 
-__all__ = ["loss_curve_low_yardstick", "minibatch_blocks", "minibatch_loss_band"]
+@styled
+def losses_by_window(windows: Sequence[int], losses: Mapping[str, Mapping[str, Sequence[float]]], *,
+                     xlabel: str = "window (characters)", ylabel: str = "held-out loss (nats per character)",
+                     width: float = PHONE_WIDTH_IN) -> Figure:
+    """Loss against window length: `losses[model][data size]` is one value per window.
+
+    A model keeps one colour and marker, a data size one line style, so the two questions
+    (which model, how much data) read apart; the legend names each line "model, data size"."""
+    xs = np.asarray(windows, dtype=float)
+    fig = new_figure(width, 3.4)
+    ax = fig.add_subplot()
+    columns = []
+    for m, (model, by_size) in enumerate(losses.items()):
+        for k, (size, values) in enumerate(by_size.items()):
+            y = np.asarray(values, dtype=float)
+            if y.shape != xs.shape:
+                raise ValueError(f"{model}, {size}: {y.size} values for {xs.size} windows")
+            ax.plot(xs, y, color=fixed(SERIES_COLORS[m]), marker=MARKERS[m], markersize=5,
+                    linestyle=LINESTYLES[k], linewidth=1.6, label=plain(f"{model}, {size}"))
+            columns.append((f"{model}, {size}", y))
+    ax.set_xticks(xs)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0f}"))
+    ax.grid(True)
+    ax.set_xlabel(plain(xlabel))
+    ax.set_ylabel(plain(ylabel))
+    _clear_legend(fig, ax, "upper left", width=width)
+    rows = [[int(x), *(float(y[i]) for _, y in columns)] for i, x in enumerate(xs)]
+    return attach_table(fig, [plain(xlabel), *(name for name, _ in columns)], rows)
+
+
+__all__ = ["loss_curve_low_yardstick", "losses_by_window", "minibatch_blocks", "minibatch_loss_band"]

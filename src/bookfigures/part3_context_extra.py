@@ -64,7 +64,7 @@ def attention_shapes_alt(n: int, widths) -> str:
     return (f"The attention path of the one-head toy over {n} tokens as four matrix products, one square per "
             f"number: " + "; ".join(parts) + f". Between the second and the third, scaling, the causal mask "
             f"and the softmax turn the scores S into the weights A without any product. {total} "
-            f"multiply-accumulates in all; the two products between positions have an {n} × {n} grid.")
+            f"multiply-accumulates in all; each of the two products between positions has a grid of {n} × {n}.")
 
 
 @styled
@@ -81,7 +81,7 @@ def attention_shapes(n: int, widths) -> Figure:
     rows = []
     for k, p in enumerate(products):
         labels = [(f"{name}", _shape(shape)) for name, shape, _ in p["grids"]]
-        slots = [max(shape[1] * CELL, text_width(a) * 1.06, text_width(b) * 1.06)
+        slots = [max(shape[1] * CELL, text_width(a, bold=True) * 1.06, text_width(b) * 1.06)
                  for (a, b), (_, shape, _) in zip(labels, p["grids"])]
         span = sum(slots) + 2 * OP_W
         x = (WIDTH - span) / 2

@@ -16,60 +16,151 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
 from ._common import PHONE_WIDTH_IN, attach_table, check_labels, plain
-from .palette import INK, ROLE_COLORS
-from .style import new_figure, styled
+from .palette import INK, INK_MUTED, ROLE_COLORS
+from .style import freeze_layout, new_figure, styled
 
 GROUP_COLORS = (ROLE_COLORS["q"], ROLE_COLORS["k"], ROLE_COLORS["e"], ROLE_COLORS["v"])
 GROUP_MARKERS = ("o", "s", "D", "^")
-# label offsets in points, tried in this order: right, left, above, below, then the diagonals
-OFFSETS = ((7, 0), (-7, 0), (0, 7), (0, -7), (6, 6), (-6, 6), (6, -6), (-6, -6), (12, 0), (-12, 0),
-           (0, 13), (0, -13))
+#: Label offsets in points: right, left, above, below; then a leader line from 14 pt away in 16
+#: directions; then the diagonals; then leaders from farther out.
+BESIDE, DIAGONAL = ((7, 0), (-7, 0), (0, 7), (0, -7)), ((6, 6), (-6, 6), (6, -6), (-6, -6))
+LEADER_PT = (14.0, 20.0, 28.0, 38.0)
+LEADER_DIRECTIONS = tuple((float(np.cos(a)), float(np.sin(a))) for a in np.arange(16) * np.pi / 8)
 ALIGN = {1: "left", -1: "right", 0: "center"}
 VALIGN = {1: "bottom", -1: "top", 0: "center"}
 
 
-def _overlap(a: Bbox, b: Bbox) -> float:
-    w = min(a.x1, b.x1) - max(a.x0, b.x0)
-    h = min(a.y1, b.y1) - max(a.y0, b.y0)
-    return w * h if w > 0 and h > 0 else 0.0
+def _gap(box: Bbox, centre: np.ndarray) -> float:
+    """Distance (pixels) from a point to a box; negative inside it, by the depth to the nearest side."""
+    out = np.maximum([box.x0 - centre[0], centre[0] - box.x1, box.y0 - centre[1], centre[1] - box.y1], 0)
+    outside = float(np.hypot(max(out[0], out[1]), max(out[2], out[3])))
+    inside = min(centre[0] - box.x0, box.x1 - centre[0], centre[1] - box.y0, box.y1 - centre[1])
+    return outside if outside > 0 else -inside
 
 
-def _place_labels(ax: Axes, xy: np.ndarray, labels: list[str], marker_px: float) -> list[Text]:
-    """Put each label beside its point where it collides least with the others and the points.
+def _overlap(a: Bbox, b: Bbox, grow: float = 0.0) -> bool:
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) > -grow) and (min(a.y1, b.y1) - max(a.y0, b.y0) > -grow)
 
-    Greedy, in order of how crowded a point is: try each offset in turn, keep the first one
-    that overlaps nothing inside the axes, else the one with the least overlap.
+
+def _segment_gap(box: Bbox, p: np.ndarray, q: np.ndarray) -> float:
+    """Smallest distance (pixels) from the segment p-q to the box; negative when it enters it."""
+    t = np.linspace(0.0, 1.0, 25)[:, None]
+    return min(_gap(box, point) for point in p + t * (q - p))
+
+
+def _faults(box: Bbox, i: int, centres: np.ndarray, radius: float, placed: list[Bbox],
+            leaders: list[tuple[np.ndarray, np.ndarray]], frame: Bbox, px: float, leader: bool) -> int:
+    """How many of the collision check's rules a label's box breaks (`bookfigures.collisions`):
+    outside the axes, over another label or a leader line, within its clearance of a marker,
+    (without a leader line) not clearly nearer its own marker than any other, or (with one) a
+    leader that runs over another label or marker."""
+    faults = int(not (frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1)))
+    faults += sum(_overlap(box, other, 1.5 * px) for other in placed)
+    faults += sum(_segment_gap(box, p, q) < 1.5 * px for p, q in leaders)
+    gaps = np.array([_gap(box, c) for c in centres]) - radius  # from each marker's edge, (n,)
+    faults += int(np.sum(gaps < 2.5 * px))  # the check keeps 1.5 pt; a point more for rounding
+    others = np.delete(gaps, i)
+    if not leader:
+        faults += int(others.size > 0 and others.min() < gaps[i] + max(3.0 * px, gaps[i]) + px)
+    else:
+        start = np.clip(centres[i], [box.x0, box.y0], [box.x1, box.y1])  # where the leader leaves the box
+        faults += sum(_segment_gap(other, start, centres[i]) < 1.5 * px for other in placed)
+        faults += sum(_crosses(start, centres[i], p, q) for p, q in leaders)
+        apart = np.hypot(*(centres - centres[i]).T) > 2 * radius  # a marker on top of its own is no fault
+        faults += sum(np.hypot(*(c - _nearest_on(start, centres[i], c))) < radius + px
+                      for j, c in enumerate(centres) if j != i and apart[j])
+    return faults
+
+
+def _crosses(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> bool:
+    """Do the segments a-b and c-d cross?"""
+    def side(p, q, r):
+        return np.sign((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+    return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
+
+
+def _nearest_on(p: np.ndarray, q: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """The point of the segment p-q nearest to c."""
+    d = q - p
+    t = np.clip(np.dot(c - p, d) / max(np.dot(d, d), 1e-9), 0.0, 1.0)
+    return p + t * d
+
+
+def _place_labels(ax: Axes, xy: np.ndarray, labels: list[str], marker_px: float, rounds: int = 6) -> list[Text]:
+    """Put each label beside its point where it breaks none of the collision check's rules.
+
+    Greedy, in order of how crowded a point is: try the directions at the near distances,
+    then, where no spot beside the point is clear, farther out with a thin leader line to the
+    point (a label with a line names its point however near another marker it lies); keep the
+    first spot that breaks nothing, else the one that breaks least. Labels left with no clear
+    spot go first in the next round, up to `rounds` rounds; the round with the fewest faults wins.
     """
     fig = ax.figure
     renderer = FigureCanvasAgg(fig).get_renderer()  # a figure outside pyplot has no renderer of its own
     fig.draw(renderer)  # settle the layout so that pixel positions are final
     frame = ax.get_window_extent(renderer)
+    px = fig.dpi / 72  # pixels per point
     centres = ax.transData.transform(xy)  # (n, 2) pixels
-    half = marker_px / 2 + 1
-    occupied = [Bbox.from_extents(cx - half, cy - half, cx + half, cy + half) for cx, cy in centres]
+    radius = marker_px / 2 + px / 2  # the check's disc: the marker and its 1 pt edge, halved
+    leads = [[(d * ux, d * uy, True) for ux, uy in LEADER_DIRECTIONS] for d in LEADER_PT]
+    spots = [(dx, dy, False) for dx, dy in BESIDE] + leads[0] + [(dx, dy, False) for dx, dy in DIAGONAL]
+    spots += [spot for farther in leads[1:] for spot in farther]
+
+    def draw(i: int, spot: tuple[float, float, bool]) -> Text:
+        dx, dy, leader = spot
+        ux, uy = int(np.sign(round(dx, 6))), int(np.sign(round(dy, 6)))
+        if leader:  # a leader leaves the label at the middle of a side, or at a corner on a diagonal
+            ux = int(np.sign(dx)) if abs(dx) > abs(dy) / 2 else 0
+            uy = int(np.sign(dy)) if abs(dy) > abs(dx) / 2 else 0
+        arrow = dict(arrowstyle="-", color=INK_MUTED, linewidth=0.8, shrinkA=1, shrinkB=marker_px / 2 + 1)
+        text = ax.annotate(plain(labels[i]), xy[i], xytext=(dx, dy), textcoords="offset points",
+                           ha=ALIGN[ux], va=VALIGN[uy], color=INK, fontsize=10.5, fontweight="bold",
+                           annotation_clip=False, arrowprops=arrow if leader else None)
+        text.set_in_layout(False)
+        text.update_positions(renderer)
+        return text
+
+    boxes: dict[tuple[int, int], Bbox] = {}
+
+    def box_of(i: int, k: int) -> Bbox:  # the text alone, without its leader; measured once
+        if (i, k) not in boxes:
+            text = draw(i, spots[k])
+            boxes[i, k] = Text.get_window_extent(text, renderer)
+            text.remove()
+        return boxes[i, k]
+
+    def one_round(order: list[int]) -> tuple[int, dict[int, int], list[int]]:
+        placed: list[Bbox] = []
+        leaders: list[tuple[np.ndarray, np.ndarray]] = []
+        chosen, failed, total = {}, [], 0
+        for i in order:
+            costs = []
+            for k, spot in enumerate(spots):
+                box = box_of(i, k)
+                costs.append(_faults(box, i, centres, radius, placed, leaders, frame, px, spot[2]))
+                if costs[-1] == 0:
+                    break
+            k = int(np.argmin(costs))
+            chosen[i], total = k, total + costs[k]
+            if costs[k]:
+                failed.append(i)
+            box = box_of(i, k)
+            placed.append(box)
+            if spots[k][2]:
+                leaders.append((np.clip(centres[i], [box.x0, box.y0], [box.x1, box.y1]), centres[i]))
+        return total, chosen, failed
+
     gaps = np.linalg.norm(centres[:, None] - centres[None], axis=-1) + np.eye(len(xy)) * 1e9
-    texts: list[Text] = []
-    for i in np.argsort(gaps.min(axis=1)):
-        best = None
-        for dx, dy in OFFSETS:
-            text = ax.annotate(plain(labels[i]), xy[i], xytext=(dx, dy), textcoords="offset points",
-                               ha=ALIGN[int(np.sign(dx))], va=VALIGN[int(np.sign(dy))],
-                               color=INK, fontsize=10.5, fontweight="bold", annotation_clip=False)
-            text.set_in_layout(False)
-            box = text.get_window_extent(renderer).padded(1)
-            outside = 0.0 if frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1) else 1e6
-            cost = outside + sum(_overlap(box, other) for j, other in enumerate(occupied) if j != i)
-            if best is None or cost < best[0]:
-                if best is not None:
-                    best[1].remove()
-                best = (cost, text, box)
-            else:
-                text.remove()
-            if cost == 0:
-                break
-        texts.append(best[1])
-        occupied.append(best[2])
-    return texts
+    order = [int(i) for i in np.argsort(gaps.min(axis=1))]
+    best = None
+    for _ in range(rounds):
+        total, chosen, failed = one_round(order)
+        if best is None or total < best[0]:
+            best = (total, chosen)
+        if not failed:
+            break
+        order = failed + [i for i in order if i not in failed]
+    return [draw(i, spots[k]) for i, k in best[1].items()]
 
 
 @styled
@@ -110,6 +201,7 @@ def labelled_points(points: object, labels: Sequence[object], groups: Sequence[o
                handletextpad=0.3, columnspacing=1.0)
     if title:
         fig.suptitle(plain(title), x=0.02, ha="left")
+    freeze_layout(fig)  # the axes stop moving, so the labels are placed where they will be drawn
     _place_labels(ax, xy, labs, marker_px=marker_size * fig.dpi / 72)
     rows = [[lab, kind, float(x), float(y)] for lab, kind, (x, y) in zip(labs, kinds, xy)]
     return attach_table(fig, ["label", "group", plain(xlabel), plain(ylabel)], rows)

@@ -31,7 +31,7 @@ from ._common import attach_table, fixed, value_text
 from ._sketch import LINE, WIDTH, Sheet, light, shape_text, text_width, wrap
 from .colormaps import ATTENTION_CMAP, cmap_hex
 from .labels import position_labels
-from .palette import HIGHLIGHT, INK, INK_GRID, INK_MUTED, NEUTRAL, ROLE_COLORS, cell_text_color
+from .palette import HIGHLIGHT, INK, INK_GRID, INK_MUTED, NEUTRAL, NO_ROLE, ROLE_COLORS, cell_text_color
 from .style import styled
 
 # --- the score grid at two lengths ---------------------------------------------------------
@@ -596,13 +596,13 @@ def value_mixture(weights, values, labels: Sequence[str]) -> Figure:
         boxes.append(vb)
         rows.append([lab, float(w[k]), *[float(v) for v in V[k]]])
     y = boxes[0].bottom + 0.5
-    mb = sh.box(WIDTH / 2, y, "mixture Σ α v", "[" + ", ".join(f"{x:.3f}" for x in mix) + "]", role="v")
+    mb = sh.box(WIDTH / 2, y, "mixture Σ α v", "[" + ", ".join(f"{x:.3f}" for x in mix) + "]")  # a message
     for vb in boxes:
         sh.arrow([(vb.cx, vb.bottom), (mb.cx + (vb.cx - WIDTH / 2) * 0.3, mb.top)])
     y = sh.lines(0.02, mb.bottom + 0.15, wrap(f"{m} value rows of {V.shape[1]} numbers in, one row of "
                                               f"{V.shape[1]} out; each coordinate collects the weights of the "
                                               "rows that have something there.", WIDTH - 0.05), color=INK)
-    y = sh.legend(y + 0.08, ["a", "v"])
+    y = sh.legend(y + 0.08, ["a", "v"], [(NO_ROLE, INK_MUTED, False)])  # the mixture, a message
     fig = sh.finish(y + 0.04)
     fig.alt_text = value_mixture_alt(weights, values, labels)
     rows.append(["mixture", float(w.sum()), *[float(x) for x in mix]])

@@ -36,7 +36,7 @@ from ._sketch import (BOX_H, FS, LINE, WIDTH, Box, Sheet, box_height, box_width,
                       wrap)
 from .dataflow import _label_extent
 from .labels import position_labels
-from .palette import INK, INK_GRID, INK_MUTED, NEUTRAL, ROLE_COLORS
+from .palette import INK, INK_GRID, INK_MUTED, NEUTRAL, NO_ROLE, ROLE_COLORS
 from .style import styled
 
 # --- multi-head attention -----------------------------------------------------------------
@@ -106,12 +106,12 @@ def multihead_diagram(x, heads: Sequence[Mapping], W_O, mask=None, *, head_label
             continue
         sh.arrow([(top.cx + (cx - WIDTH / 2) * 0.25, top.bottom), (cx, y)])
         hb = sh.box(cx, y, names[h], _head_lines(s["heads"][h]), width=col)
-        mb = sh.box(cx, y + head_h + 0.3, "message", shape_text(s["heads"][h]["message"]), role="v",
+        mb = sh.box(cx, y + head_h + 0.3, "message", shape_text(s["heads"][h]["message"]),  # no role colour
                     width=min(col, box_width("message", "8 × 88")))
         sh.arrow([(cx, hb.bottom), (cx, mb.top)])
         messages.append(mb)
     y = messages[0].bottom + 0.42
-    cat = sh.box(WIDTH / 2, y, "side by side", shape_text(s["concat"]), role="v")
+    cat = sh.box(WIDTH / 2, y, "side by side", shape_text(s["concat"]))  # messages: no role colour
     for mb in messages:
         sh.arrow([(mb.cx, mb.bottom), (cat.cx + (mb.cx - WIDTH / 2) * 0.25, cat.top)])
     y = cat.bottom + 0.42
@@ -122,7 +122,7 @@ def multihead_diagram(x, heads: Sequence[Mapping], W_O, mask=None, *, head_label
     note = (f"Every head reads the whole {s['x'][1]}-number row through its own W_Q, W_K, W_V "
             f"({shape_text(h0['W_Q'])} each).")
     y = sh.lines(0.02, upd.bottom + 0.12, wrap(note, WIDTH - 0.05))
-    y = sh.legend(y + 0.08, ["e", "v", "d"])
+    y = sh.legend(y + 0.08, ["e", "d"], [(NO_ROLE, INK_MUTED, False)])  # the messages
     fig = sh.finish(y + 0.04)
     rows = [["input rows E", shape_text(s["x"])]]
     for h, head in enumerate(s["heads"]):
@@ -154,8 +154,8 @@ def rows_and_features_alt(weights, tokens: Sequence[str], row: int, ffn: Mapping
     return (f"Two panels. Across rows: the row of {tokens[row]} (position {row + 1}) mixes the value rows of the "
             f"{k} positions it may read, with weights that sum to one; the largest, {w[row, top]:.2f}, goes to "
             f"{tokens[top]} (position {top + 1}), and the {len(tokens) - k} later positions are blocked. Within one "
-            f"row: the feed-forward network takes one row of {d_in} numbers to {d_ff} hidden units (W₁, "
-            f"{d_in} × {d_ff}, then ReLU) and back to {d_out} numbers (W₂, {d_ff} × {d_out}), one line per "
+            f"row: the feed-forward network takes one row of {d_in} numbers to {d_ff} hidden units (W₁ᶠᶠ, "
+            f"{d_in} × {d_ff}, then ReLU) and back to {d_out} numbers (W₂ᶠᶠ, {d_ff} × {d_out}), one line per "
             f"product, with the same weights at every position.")
 
 
@@ -186,7 +186,7 @@ def rows_and_features(weights, tokens: Sequence[str], row: int, ffn: Mapping, *,
     step = 0.2
     ys = [y + step * (j + 0.5) for j in range(n)]
     recv = sh.box(WIDTH - box_width(f"row {row + 1}: {tokens[row]}", "Σ α v") / 2 - 0.02,
-                  ys[row] - BOX_H / 2, f"row {row + 1}: {tokens[row]}", "Σ α v", role="d")
+                  ys[row] - BOX_H / 2, f"row {row + 1}: {tokens[row]}", "Σ α v")  # a message: no role colour
     rows_out = []
     for j in range(n):
         ok = bool(allowed[row, j])
@@ -225,12 +225,12 @@ def rows_and_features(weights, tokens: Sequence[str], row: int, ffn: Mapping, *,
         sh.square(x, yy, size, "d", filled=False)
         sh.text(x + size / 2 + 0.06, yy, c)
     y += tallest * pitch + 0.08
-    sh.text((xs[0] + xs[1]) / 2, y + LINE / 2, f"W₁ {d_in} × {d_ff}, ReLU", ha="center", color=INK_MUTED)
-    sh.text((xs[1] + xs[2]) / 2, y + LINE * 1.5, f"W₂ {d_ff} × {d_out}", ha="center", color=INK_MUTED)
+    sh.text((xs[0] + xs[1]) / 2, y + LINE / 2, f"W₁ᶠᶠ {d_in} × {d_ff}, ReLU", ha="center", color=INK_MUTED)
+    sh.text((xs[1] + xs[2]) / 2, y + LINE * 1.5, f"W₂ᶠᶠ {d_ff} × {d_out}", ha="center", color=INK_MUTED)
     y += 2 * LINE + 0.04
     y = sh.lines(0.02, y, wrap(f"One line per product: {d_in * d_ff} + {d_ff * d_out}. The same weights "
                                "work on every row, one row at a time.", WIDTH - 0.05))
-    y = sh.legend(y + 0.1, ["a", "d", "p"])
+    y = sh.legend(y + 0.1, ["a", "d", "p"], [(NO_ROLE, INK_MUTED, False)])  # the message Σ α v
     fig = sh.finish(y + 0.04)
     rows_out += [["FFN", "W1", shape_text(np.shape(ffn["W1"]))], ["FFN", "W2", shape_text(np.shape(ffn["W2"]))]]
     fig.alt_text = rows_and_features_alt(w, tokens, row, ffn, mask=mask)
@@ -715,7 +715,7 @@ def attention_sources(out: Mapping, blocks: Sequence[str] = ("dec", "cross")) ->
         sh.arrow([(made["Q"].cx, made["Q"].bottom), (ab.cx - 0.15, ab.top)])
         sh.arrow([(made["K"].cx, made["K"].bottom), (ab.cx + 0.15, ab.top)])
         msg_shape = s["message"]
-        mb = sh.box(vx, ab.bottom - BOX_H, "message", shape_text(msg_shape), role="v")
+        mb = sh.box(vx, ab.bottom - BOX_H, "message", shape_text(msg_shape))  # no role colour
         sh.arrow([(made["V"].cx, made["V"].bottom), (mb.cx, mb.top)])
         sh.arrow([(ab.right, mb.cy), (mb.left, mb.cy)])
         sh.text((ab.right + mb.left) / 2, mb.cy - 0.13, "A V", ha="center", color=INK_MUTED)
@@ -726,7 +726,7 @@ def attention_sources(out: Mapping, blocks: Sequence[str] = ("dec", "cross")) ->
                  [s["title"], "message", "A V", shape_text(msg_shape)]]
     roles = (["e"] if any(s["same"] for s in spec) else []) + ["q", "k", "v", "a"] + \
         (["p"] if not all(s["same"] for s in spec) else [])
-    y = sh.legend(y - 0.05, roles)
+    y = sh.legend(y - 0.05, roles, [(NO_ROLE, INK_MUTED, False)])  # the message
     fig = sh.finish(y + 0.04)
     fig.alt_text = attention_sources_alt(out, blocks)
     return attach_table(fig, ["block", "what", "from", "shape"], rows)

@@ -106,6 +106,7 @@ class _Page:
     errors: list[CellError] = field(default_factory=list)
     title: str | None = None  # front matter `title`
     figure_prefix: str | None = None  # front matter `figure_prefix`: "Figure L.1"
+    in_gallery: bool = True  # front matter `gallery: false` keeps its figures off the gallery page
 
     def heading(self, settings: Settings) -> str | None:
         """The H1 this page must show: made from `number` and `title` when it has both."""
@@ -168,7 +169,7 @@ class Book:
             self.pages[page.src_uri] = _Page(
                 page.src_uri, display, body, offset, None if number is None else str(number), parsed,
                 errors=list(parsed.errors), title=None if title is None else str(title),
-                figure_prefix=None if prefix is None else str(prefix),
+                figure_prefix=None if prefix is None else str(prefix), in_gallery=meta.get("gallery") is not False,
             )
         numbered = {k: (p.number, p.parsed) for k, p in self.pages.items()}
         prefixed = {k: (p.figure_prefix or p.number, p.parsed) for k, p in self.pages.items()}  # figures, equations
@@ -450,6 +451,9 @@ class Book:
 
     def finish(self, src_uri: str, html_text: str) -> str:
         """The page's HTML with what `render` held back put in place of its stand-ins."""
+        # md_in_html inside a tab (pymdownx.tabbed) converts a block's Markdown but leaves its
+        # markdown="1" on the tag, which is no HTML attribute: numbook's own wrappers drop it
+        html_text = _LEFT_MARKDOWN_ATTRIBUTE.sub(r"\1", html_text)
         held = self._late.pop(src_uri, None)
         if not held:
             return html_text
@@ -482,6 +486,7 @@ class Book:
 
 
 _HELD_DATA = re.compile(r"<!--numbook-data [0-9a-f]+-\d+-->")
+_LEFT_MARKDOWN_ATTRIBUTE = re.compile(r'(<div class="numbook-[^"<>]*") markdown="1"')
 
 
 def _cell_text(cell) -> str:

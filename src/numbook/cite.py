@@ -16,8 +16,14 @@ stops: the citations would name the wrong edition). Material's version menu read
 ``versions.json``, which only a ``mike`` deployment has, so the plugin leaves the menu out of
 other builds (a local preview, the test build) instead of letting them request a missing file.
 
-The date a reader accessed a page cannot be known when the site is built: the texts hold
-`ACCESSED`, which the site's script replaces with the reader's date.
+The date a reader accessed a page cannot be known when the site is built: the texts hold the
+build's date (``SOURCE_DATE_EPOCH`` where it is set, as MkDocs' own dates, else today), which the
+site's script replaces with the reader's date; a copy saved or printed without the script keeps
+a real date.
+
+Each chapter's ``<meta name="description">`` is its opening paragraph (or its front matter's
+``description``), so a reference manager saves each chapter's own abstract; ``CITATION.cff`` is
+published at the site's root.
 
 Nothing here knows the book's subject.
 """
@@ -34,7 +40,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from html.parser import HTMLParser
+from urllib.parse import quote, urlencode, urljoin
 
 import yaml
 from mkdocs.config import base
@@ -42,13 +49,13 @@ from mkdocs.config import config_options as c
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
-from mkdocs.structure.files import Files
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 log = logging.getLogger("mkdocs.plugins.numbook.cite")
 
-#: Stands for the date the reader accessed the page; the site's script fills it in.
-ACCESSED = "YYYY-MM-DD"
+#: How long a chapter's description (its opening, ``<meta name="description">``) may be.
+DESCRIPTION_CHARS = 300
 #: The environment variable `mike deploy` sets to the version it is building.
 MIKE_VERSION_VARIABLE = "MIKE_DOCS_VERSION"
 
@@ -81,6 +88,7 @@ class Edition:
     url: str  # the permanent address of this edition, ending in "/"
     key: str  # stem of the BibTeX keys
     publisher: str  # who publishes it: preferred-citation's publisher, or its authors
+    accessed: str  # the date a citation says the page was accessed, until the site's script sets the reader's
     language: str = "en"
 
     @property
@@ -98,9 +106,10 @@ class Citation:
 
     title: str  # what is cited: a part of the book, or the book itself
     url: str  # its permanent address
-    plain: str  # one line of text, with ACCESSED for the date of access
+    plain: str  # one line of text, with the edition's ``accessed`` date
     bibtex: str
     meta: tuple[tuple[str, str], ...]  # Highwire (name, content) pairs
+    coins: str  # the same as a COinS OpenURL (ContextObject), for the reference managers that read it
     example: str | None = None  # how to cite one section of the page, if it has numbered ones
 
 
@@ -141,13 +150,29 @@ def _author(entry: Any, where: str) -> Author:
     raise CitationError(f"{where}: an author needs family-names (a person) or name (an organisation)")
 
 
+def build_date() -> datetime.date:
+    """The date this build stands for: ``SOURCE_DATE_EPOCH`` (UTC) where it is set, else today.
+
+    MkDocs dates its sitemap the same way, so two builds of one commit are identical."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if epoch.isdigit():
+        return datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc).date()
+    return datetime.date.today()
+
+
 def edition_from_cff(
-    data: Mapping[str, Any], site_url: str, *, deployed: str | None = None, where: str = "CITATION.cff"
+    data: Mapping[str, Any],
+    site_url: str,
+    *,
+    deployed: str | None = None,
+    where: str = "CITATION.cff",
+    accessed: datetime.date | None = None,
 ) -> Edition:
     """The edition a build publishes, from the metadata and the site's address.
 
     ``deployed`` is the version `mike` is deploying, if it is; it must be the metadata's.
-    ``site_url`` may already end with that version (mike's plugin appends it).
+    ``site_url`` may already end with that version (mike's plugin appends it). ``accessed``
+    is the date the citations give until a reader's own replaces it (default: `build_date`).
     """
     missing = [k for k in ("title", "authors", "version", "date-released") if not data.get(k)]
     if missing:
@@ -184,6 +209,7 @@ def edition_from_cff(
         url=url,
         key=stem or "book",
         publisher=_publisher(data) or _author_line(people),
+        accessed=(accessed or build_date()).isoformat(),
     )
 
 
@@ -254,43 +280,136 @@ def page_citation(
     if whole_book:
         meta.append(("og:type", "book"))
     # The standard BibTeX styles need a publisher for a book and a chapter in one
-    # (@incollection: author, title, booktitle, publisher, year); the version and address go
-    # in biblatex's fields and, for the styles that know neither, in the note.
+    # (@incollection: author, title, booktitle, publisher, year). The edition and, for a chapter,
+    # its sections are fields every standard style prints (`edition`; `chapter` with its `type`,
+    # "sections 3.15--3.21"); `version` and `urldate` are biblatex's, which BibTeX skips.
     publisher = [("publisher", _bib(edition.publisher))]
-    where = f"Version {edition.version}, {url}"
-    common = [("year", edition.year), ("version", edition.version), ("url", url), ("urldate", ACCESSED)]
+    common = [("edition", _bib(edition.version)), ("year", edition.year), ("version", edition.version),
+              ("url", url), ("urldate", edition.accessed)]
     span = None
     if sections is not None and not whole_book:
         first, last = sections
-        span = (f"section {first}", f"section {first}") if first == last else (
-            f"sections {first}\u2013{last}", f"sections {first}--{last}"  # en dash; BibTeX writes it --
-        )
+        span = ("section", first, first) if first == last else ("sections", first, last)
+    accessed = edition.accessed
     if whole_book:
-        plain = f"{authors} ({edition.year}). {edition.title} (version {edition.version}). {url} (accessed {ACCESSED})."
-        bibtex = _bibtex(
-            "book", key,
-            [("author", author_field), ("title", _bib(edition.title)), *publisher, ("note", _bib(where)), *common],
-        )
+        plain = f"{authors} ({edition.year}). {edition.title} (version {edition.version}). {url} (accessed {accessed})."
+        bibtex = _bibtex("book", key, [("author", author_field), ("title", _bib(edition.title)), *publisher, *common])
         cited = edition.title
     else:
+        where = f", {span[0]} {span[1]}" + (f"\u2013{span[2]}" if span[2] != span[1] else "") if span else ""
         plain = (
-            f"{authors} ({edition.year}). {title}" + (f", {span[0]}" if span else "")
-            + f". In {edition.title} (version {edition.version}). {url} (accessed {ACCESSED})."
+            f"{authors} ({edition.year}). {title}{where}"
+            + f". In {edition.title} (version {edition.version}). {url} (accessed {accessed})."
         )
-        note = (span[1][0].upper() + span[1][1:] + ". " if span else "") + where
+        chapter = []
+        if span:
+            chapter = [("chapter", span[1] + (f"--{span[2]}" if span[2] != span[1] else "")), ("type", span[0])]
         bibtex = _bibtex(
             "incollection",
             key,
             # the title braced whole: styles lower-case a chapter's title ("Part 3. limits")
             [("author", author_field), ("title", "{" + _bib(title) + "}"), ("booktitle", _bib(edition.title)),
-             *publisher, ("note", _bib(note)), *common],
+             *chapter, *publisher, *common],
         )
         cited = title
+    coins = _coins(edition, url, None if whole_book else title)
     example = None
     if section is not None:
         label, anchor = section
         example = f"{label}, in {cited}, {url}#{anchor}"
-    return Citation(title=cited, url=url, plain=plain, bibtex=bibtex, meta=tuple(meta), example=example)
+    return Citation(title=cited, url=url, plain=plain, bibtex=bibtex, meta=tuple(meta), coins=coins, example=example)
+
+
+def _coins(edition: Edition, url: str, chapter: str | None) -> str:
+    """A COinS ContextObject (OpenURL 1.0, key/encoded-value) for the book or one chapter of it.
+
+    Reference managers that read COinS (Zotero's COinS translator, among others) take
+    ``rft.aucorp`` as one organisation, never split into a first and a last name: the one
+    form in which such a reader keeps the book's corporate author whole.
+    """
+    fields = [
+        ("ctx_ver", "Z39.88-2004"),
+        ("rft_val_fmt", "info:ofi/fmt:kev:mtx:book"),
+        ("rft.genre", "book" if chapter is None else "bookitem"),
+        ("rft.btitle", edition.title),
+    ]
+    if chapter is not None:
+        fields.append(("rft.atitle", chapter))
+    for author in edition.authors:
+        fields.append(("rft.aucorp", author.plain) if author.bibtex.startswith("{") else ("rft.au", author.inverted))
+    fields += [
+        ("rft.date", edition.released.isoformat()),
+        ("rft.pub", edition.publisher),
+        ("rft.edition", edition.version),
+        ("rft_id", url),
+    ]
+    return urlencode(fields, quote_via=quote)
+
+
+def opening_text(content_html: str, limit: int = DESCRIPTION_CHARS) -> str:
+    """The plain text of a page's first paragraph (maths as its TeX), cut at a word within ``limit``.
+
+    Only a paragraph of the page's own flow counts, not one inside an aside, a figure, a table
+    or a citation box."""
+    parser = _Opening()
+    parser.feed(content_html)
+    text = re.sub(r"\s+", " ", "".join(parser.text)).strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "\u2026"
+
+
+class _Opening(HTMLParser):
+    """Collects the text of the first top-level ``<p>``; KaTeX's HTML is skipped, its TeX kept."""
+
+    _SKIP_INSIDE = {"details", "figure", "table", "aside", "nav", "pre", "section", "script", "style", "template"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text: list[str] = []
+        self._open: list[str] = []  # tags open around the current position
+        self._in_p = False
+        self._done = False
+        self._hidden = 0  # depth inside what is not read (KaTeX's rendered HTML, its MathML)
+        self._tex = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._done:
+            return
+        if tag in ("br", "img", "hr", "input", "meta", "link", "wbr"):
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        if self._hidden or "katex-html" in classes or tag == "math":
+            self._hidden += 1
+        if tag == "annotation" and dict(attrs).get("encoding") == "application/x-tex":
+            self._tex = True
+        if tag == "p" and not self._in_p and not any(t in self._SKIP_INSIDE for t in self._open):
+            self._in_p = True
+        self._open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._done or tag not in self._open:
+            return
+        while self._open:
+            closed = self._open.pop()
+            if self._hidden:
+                self._hidden -= 1
+            if closed == "annotation":
+                self._tex = False
+            if closed == tag:
+                break
+        if tag == "p" and self._in_p and not any(t == "p" for t in self._open):
+            self._done = bool("".join(self.text).strip())
+            self._in_p = False
+
+    def handle_data(self, data: str) -> None:
+        if self._done or not self._in_p:
+            return
+        if self._tex:
+            self.text.append(data.strip())
+        elif not self._hidden:
+            self.text.append(data)
 
 
 def figure_citation(edition: Edition, page: Citation, label: str, fig_id: str) -> str:
@@ -298,12 +417,13 @@ def figure_citation(edition: Edition, page: Citation, label: str, fig_id: str) -
     return (
         f"{label}, in: {edition.author_line} ({edition.year}). {page.title}. "
         + ("" if page.title == edition.title else f"In {edition.title} ")
-        + f"(version {edition.version}). {page.url}#{fig_id} (accessed {ACCESSED})."
+        + f"(version {edition.version}). {page.url}#{fig_id} (accessed {edition.accessed})."
     )
 
 
-def add_figure_citations(page_html: str, cite_figure: Mapping[str, str]) -> str:
-    """Put a collapsed "Cite this figure" text at the end of each listed figure's caption."""
+def add_figure_citations(page_html: str, cite_figure: Mapping[str, str], accessed: str) -> str:
+    """Put a collapsed "Cite this figure" text at the end of each listed figure's caption;
+    ``accessed`` is the date in the texts that the site's script replaces with the reader's."""
 
     def add(m: re.Match[str]) -> str:
         text = cite_figure.get(m.group("id"))
@@ -312,7 +432,7 @@ def add_figure_citations(page_html: str, cite_figure: Mapping[str, str]) -> str:
         return (
             m.group(1)
             + '<details class="numbook-cite-figure"><summary>Cite this figure</summary>'
-            + f'<pre><code class="numbook-cite-text" data-accessed="{ACCESSED}">{html.escape(text)}</code></pre>'
+            + f'<pre><code class="numbook-cite-text" data-accessed="{accessed}">{html.escape(text)}</code></pre>'
             + "</details>"
             + m.group("end")
         )
@@ -382,18 +502,31 @@ class CitePlugin(BasePlugin[CiteConfig]):
             )
         return self._citations[key]
 
+    def on_files(self, files: Files, *, config: MkDocsConfig) -> Files:
+        """Publish the metadata file itself at the site's root, where citation tools look."""
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        name = os.path.basename(self.config.file)
+        if files.get_file_from_path(name) is None:
+            files.append(File.generated(config, name, abs_src_path=os.path.join(root, self.config.file)))
+        return files
+
     def on_page_content(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+        if not page.is_homepage and not page.meta.get("description"):
+            # each chapter's own abstract for reference managers (the home page keeps the book's)
+            opening = opening_text(html)
+            if opening:
+                page.meta["description"] = opening
         figures = _figure_labels(config, page.file.src_uri)
         if not figures or self.edition is None:
             return html
         cited = self.citation(page, config)
         texts = {fid: figure_citation(self.edition, cited, label, fid) for fid, label in figures.items()}
-        return add_figure_citations(html, texts)
+        return add_figure_citations(html, texts, self.edition.accessed)
 
     def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Any) -> dict[str, Any]:
         if self.edition is not None:
             context["citation"] = self.citation(page, config)
-            context["citation_accessed"] = ACCESSED
+            context["citation_accessed"] = self.edition.accessed
         return context
 
 

@@ -86,3 +86,9 @@ class NumbookConfig(base.Config):
     #: classes) get a "Source" line linking to ``page#module.name``, a page that shows each
     #: one's code under that id. Empty: no source links.
     source_links = c.Type(dict, default={})
+    #: A manifest of every page address and anchor id the site has published
+    #: (``permalinks.json``, relative to mkdocs.yml; `numbook.permalinks`). At the end of
+    #: ``mkdocs build`` (not ``serve``) numbook warns, which fails a strict build, when the
+    #: site publishes an address the manifest does not list (with the command that records
+    #: it) or drops one the manifest lists. Unset: no check.
+    permalinks = c.Optional(c.Type(str))

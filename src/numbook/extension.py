@@ -7,7 +7,10 @@ List it in ``mkdocs.yml`` (it needs no options)::
 
 It runs wherever the page's Markdown is converted, and does one of three things:
 
-* **MkDocs**: nothing but a check. The numbook plugin is the host there (it runs the pages
+Under every builder it also makes each glossary term (``<abbr title>``) a tab stop and turns
+an empty table header cell into a plain cell (`NumbookTreeprocessor`).
+
+* **MkDocs**: otherwise nothing but a check. The numbook plugin is the host there (it runs the pages
   in parallel, caches them, publishes their files, builds the gallery): by the time a page
   reaches Markdown its blocks have become their outputs. If a ``python exec`` block or an
   inline `` `{py} …` `` value reaches the converter, the plugin did not run, and the build
@@ -237,15 +240,44 @@ class NumbookPreprocessor(Preprocessor):
         return _Host(book, page)
 
 
+#: Elements a tap or a key already does something in: a term inside one is not a tab stop of
+#: its own (a control inside a control is announced and reached wrongly).
+CONTROLS = frozenset({"a", "button", "summary", "label", "select", "textarea"})
+
+
+def reachable_terms(root: Any, inside_control: bool = False) -> None:
+    """Give each ``<abbr title>`` (a glossary term) outside a control ``tabindex="0"``: a reader
+    who cannot hover reaches its definition by tapping or tabbing to it (the site's script shows
+    it on focus)."""
+    for child in root:
+        if child.tag == "abbr" and child.get("title") and not inside_control and child.get("tabindex") is None:
+            child.set("tabindex", "0")
+        reachable_terms(child, inside_control or child.tag in CONTROLS)
+
+
+def unnamed_headers_as_cells(root: Any) -> None:
+    """An empty header cell (a table's corner, over its row labels) becomes a plain cell: a
+    header that names nothing is announced as nothing by a screen reader (axe:
+    empty-table-header)."""
+    for head in root.iter("thead"):
+        for cell in head.iter("th"):
+            if not (cell.text or "").strip() and len(cell) == 0:
+                cell.tag = "td"
+
+
 class NumbookTreeprocessor(Treeprocessor):
-    """Runs after every other treeprocessor: from now on the postprocessors see the whole
-    page (`toc` runs them on each heading's HTML too, earlier)."""
+    """Runs after every other treeprocessor: makes glossary terms reachable and names no empty
+    table header (`reachable_terms`, `unnamed_headers_as_cells`, under every builder); from now
+    on the postprocessors see the whole page (`toc` runs them on each heading's HTML too,
+    earlier)."""
 
     def __init__(self, md: Markdown, ext: NumbookExtension) -> None:
         super().__init__(md)
         self.ext = ext
 
     def run(self, root: Any) -> None:
+        reachable_terms(root)
+        unnamed_headers_as_cells(root)
         self.ext.tree_done = True
 
 

@@ -54,12 +54,14 @@ class FigureEntry:
 
 def figure_entries(book: Book, page_order: Sequence[str] = ()) -> list[FigureEntry]:
     """Every figure that was made in this build, pages in ``page_order`` (then by path),
-    figures in page order. A figure whose page failed is left out: it was not published."""
+    figures in page order. A figure whose page failed is left out: it was not published; so
+    are the figures of a page whose front matter says ``gallery: false`` (a catalogue of
+    demonstrations, say, which are not figures of the book)."""
     rank = {src_uri: k for k, src_uri in enumerate(page_order)}
     pages = sorted(book.pages.values(), key=lambda p: (rank.get(p.src_uri, len(rank)), p.src_uri))
     entries: list[FigureEntry] = []
     for p in pages:
-        if p.run is None or p.run.error is not None:
+        if p.run is None or p.run.error is not None or not p.in_gallery:
             continue
         fence_lines = {c.index: c.fence_line for c in p.parsed.code_cells}
         for out in p.run.outputs:

@@ -92,6 +92,7 @@ _ANNOTATION = re.compile(r'(<annotation encoding="application/x-tex">).*?(</anno
 _TAG = re.compile(r"<(/?)([a-zA-Z][\w-]*)([^>]*?)(/?)>")
 #: MathML's token elements hold text only (MathML Core, 2.1.2): never another element.
 _TOKENS = {"mi", "mn", "mo", "mtext", "ms"}
+_WIDTH = re.compile(r'\s+width="[^"]*"')
 
 
 def tidy_mathml(rendered: str, tex: str) -> str:
@@ -99,8 +100,9 @@ def tidy_mathml(rendered: str, tex: str) -> str:
 
     KaTeX puts the group of ``\\boldsymbol{x_i}`` inside an ``<mi>`` (``<mi><msub>…</msub></mi>``),
     which MathML does not allow and a validator rejects; such a token becomes the ``<mrow>`` it
-    stands for. Its TeX annotation repeats the macro preamble in every formula; it keeps the
-    formula's own TeX.
+    stands for. A numbered equation's table gives its side cells ``width="50%"``, which is no
+    attribute of ``<mtd>`` (the MathML is not what is seen: KaTeX's HTML is); it is dropped.
+    Its TeX annotation repeats the macro preamble in every formula; it keeps the formula's own TeX.
     """
 
     def tidy(math: re.Match[str]) -> str:
@@ -113,6 +115,8 @@ def tidy_mathml(rendered: str, tex: str) -> str:
             if empty:
                 out.append(tag.group(0))
             elif not closing:
+                if name == "mtd":
+                    attrs = _WIDTH.sub("", attrs)
                 holds_element = name in _TOKENS and text.startswith("<", pos) and not text.startswith("</", pos)
                 stack.append("mrow" if holds_element else name)
                 out.append(f"<{stack[-1]}{attrs}>")

@@ -31,6 +31,12 @@ point there, nor one holding a script or a comment, which could end or bend the 
 text stays in the HTML, so the site's search finds it; a browser's find-in-page sees it once
 the fold is open.
 
+Each line of code is a ``<span class="numbook-line">`` (``mark_code_lines``): the stylesheet wraps
+a line too long for its box and marks each of its continuation lines, so no code, and no
+comment, runs past the right edge of a phone's screen (a line wrapped without a mark would
+read as two lines of code). Blank lines stay bare text; a token that runs over several lines
+(a docstring) is closed at each line's end and opened again on the next.
+
 With Material's ``content.lazy`` feature, Material makes a scrolling code block reachable by
 keyboard (``tabindex``) only once the block comes near the screen; ``focusable_code`` gives
 every ``<pre><code>`` its ``tabindex="0"`` in the page itself, so none is ever out of reach.
@@ -80,6 +86,8 @@ class LeanConfig(base.Config):
     """Let the search plugin read code blocks without their highlighting spans (same index)."""
     script = c.Type(str, default="assets/numbook/lean.js")
     """Where the script that opens folds goes in the site (added only with ``fold_classes``)."""
+    mark_lines = c.Type(bool, default=False)
+    """Put each line of highlighted code in a ``<span class="numbook-line">`` (``mark_code_lines``)."""
     search_cache = c.Optional(c.Type(str))
     """A directory (relative to mkdocs.yml) where the search plugin's entries for each page are
     kept: a page whose content, address, title and table of contents are unchanged is not
@@ -231,6 +239,78 @@ def fold_details(html_text: str, classes: list[str]) -> str:
     return "".join(out)
 
 
+_CODE_BODY = re.compile(r"(<pre\b[^>]*>(?:<span></span>)?<code\b(?![^>]*\bclass=)[^>]*>)(.*?)(</code>)", re.S)
+_TAG_OR_TEXT = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)\b[^>]*>|[^<]+")
+LINE_CLASS = "numbook-line"
+
+
+#: Indentation up to this many characters is never more than the stylesheet lets an indentation
+#: take of a box a phone shows (a third of 29 characters at 320 px): it needs no span of its own.
+SHALLOW_INDENT = 8
+
+
+def _line_html(parts: list[str], tab_size: int = 8) -> str:
+    """One line of code in its span, its indentation in characters in ``--indent`` (the
+    stylesheet starts its continuation lines two characters further in). A deeper indentation
+    (arguments aligned under an opening bracket) goes in a span of its own, ``numbook-indent``,
+    that the stylesheet keeps from taking a narrow box's whole width, and the line is marked
+    ``numbook-line--deep``: it wraps at any character, so its first words never leave the
+    indentation alone on a line."""
+    first = parts[0] if parts and not parts[0].startswith("<") else ""
+    body = first.lstrip(" \t")
+    leading = first[: len(first) - len(body)]
+    indent = len(leading.expandtabs(tab_size))
+    style = f' style="--indent:{indent}"' if indent else ""
+    if indent <= SHALLOW_INDENT:
+        return f'<span class="{LINE_CLASS}"{style}>{"".join(parts)}</span>'
+    rest = "".join([body, *parts[1:]])
+    return (f'<span class="{LINE_CLASS} numbook-line--deep"{style}><span class="numbook-indent">{leading}</span>'
+            f"{rest}</span>")
+
+
+def mark_code_lines(html_text: str) -> str:
+    """Put each non-blank line of each ``<pre><code>`` (highlighted code: a ``<code>`` without a
+    class) in a ``<span class="numbook-line">``, keeping the newlines between them as text. A
+    tag open at a line's end (a docstring's span) is closed there and opened again on the next
+    line, so that every line's span holds balanced markup."""
+
+    def lines(block: re.Match) -> str:
+        out: list[str] = []
+        open_tags: list[tuple[str, str]] = []  # (name, opening tag) of what is open here
+        parts: list[str] = []  # the current line's markup
+        text = ""  # the current line's text
+
+        def end_line() -> None:
+            nonlocal parts, text
+            closing = "".join(f"</{name}>" for name, _ in reversed(open_tags))
+            if text.strip():
+                out.append(_line_html([p for p in parts if p] + [closing]))
+            else:
+                out.append("".join(parts) + closing)
+            parts, text = [t for _, t in open_tags], ""
+
+        for token in _TAG_OR_TEXT.finditer(block.group(2)):
+            if token.group(2) is not None:  # a tag
+                if token.group(1):
+                    if open_tags and open_tags[-1][0] == token.group(2).lower():
+                        open_tags.pop()
+                else:
+                    open_tags.append((token.group(2).lower(), token.group(0)))
+                parts.append(token.group(0))
+                continue
+            pieces = token.group(0).split("\n")
+            for k, piece in enumerate(pieces):
+                if k:
+                    end_line()
+                    out.append("\n")
+                parts.append(piece)
+                text += piece
+        end_line()
+        return block.group(1) + "".join(out) + block.group(3)
+
+    return _CODE_BODY.sub(lines, html_text)
+
+
 _PRE_SPAN = re.compile(r"</?span\b[^>]*>")
 _SEARCH_ATTRIBUTE = re.compile(r'\s?data-search-\w+="[^"]+"')  # what Material's search plugin strips
 
@@ -314,6 +394,8 @@ class LeanPlugin(BasePlugin[LeanConfig]):
             html_text = unwrap_plain_tokens(html_text, self.config.plain_classes)
             if self.config.focusable_code:
                 html_text = _CODE_IN_PRE.sub(r'\1<code tabindex="0"', html_text)
+            if self.config.mark_lines:
+                html_text = mark_code_lines(html_text)
             if self.config.table_class:
                 html_text = wrap_tables(html_text, self.config.table_class, self.config.first_screen_chars)
             if self.config.eager_first_screen:

@@ -37,6 +37,7 @@ MKDOCS_ONLY = {
     "numbook-lean": "the theme's scripts are not deferred (the page's content is made lean as under MkDocs)",
     "mkdocs-jupyter": "workbook pages are not made",
     "mike": "no edition menu",
+    "numbook-pdf": "no PDF links (the PDF edition is typeset from a MkDocs build: python -m bookpdf)",
     "redirects": "no redirect pages",
 }
 
@@ -176,6 +177,9 @@ class HostedBook:
             raise HostingError(f"numbook: {config_file}: {exc}") from exc
         config = self.config
         self.plugin = config.plugins["numbook"]
+        # the address manifest is checked against the pages MkDocs writes; this host's builder
+        # writes its own, after the last page converted
+        self.plugin.config["permalinks"] = None
         config.plugins.on_startup(command="serve" if serving else "build", dirty=False)
         try:
             self.config = config = config.plugins.on_config(config)

@@ -78,8 +78,10 @@ _DISPLAY_MATH = re.compile(r"\$\$(?P<tex>.+?)\$\$", re.S)
 # by a space, not followed by a digit), as in Jupyter's own rule ("$5 and $6" is no maths).
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?![\s$])(?P<tex>[^$]+?)(?<![\s\\])\$(?!\d)")
 _STYLE = re.compile(r'<style(?: type="text/css")?>(?P<css>.*?)</style>\s*', re.S)
-# mkdocs-jupyter's template writes a stray attribute named "," on each copy button
-_STRAY_COMMA = re.compile(r'(<clipboard-copy)\s+,=""')
+# mkdocs-jupyter's template writes a stray attribute named "," on each copy button, and an
+# aria-label, which HTML allows only on an element with a role: the button role the copy
+# element takes when its script runs (GitHub's clipboard-copy) is written in the HTML instead
+_STRAY_COMMA = re.compile(r'(<clipboard-copy)(?:\s+,="")?(?![^>]*\brole=)')
 _MATHJAX = re.compile(
     r'<!-- Load mathjax -->\s*<script src="[^"]*">\s*</script>\s*<!-- MathJax configuration -->\s*'
     r'<script type="text/x-mathjax-config">.*?</script>\s*<!-- End of mathjax configuration -->',
@@ -350,7 +352,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         html_text = _MERMAID.sub("", html_text)
         if "cdnjs.cloudflare.com" in html_text or '<script src="">' in html_text:
             raise PluginError(f"numbook-notebooks: {where}: a script loader that this plugin does not know how to remove is left on the page")
-        html_text = _STRAY_COMMA.sub(r"\1", self._share_styles(html_text, page))
+        html_text = _STRAY_COMMA.sub(r'\1 role="button"', self._share_styles(html_text, page))
         # Long code lines scroll sideways: keyboard users must be able to reach the box.
         html_text = html_text.replace('<div class="highlight-ipynb', '<div tabindex="0" class="highlight-ipynb')
         html_text = unique_heading_ids(html_text)

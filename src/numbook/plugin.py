@@ -240,18 +240,27 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
                 f"enable it to build, or set {ALLOW_UNEXECUTED}=1 for a site that is never published."
             )
 
-    def _publish(self, generated: list[GeneratedFile], files: Files, config: MkDocsConfig) -> None:
-        """Add the files the pages' outputs make to the site; stop a build at the first error.
+    def _publish(
+        self, generated: list[GeneratedFile], files: Files, config: MkDocsConfig, *, reading: str | None = None
+    ) -> None:
+        """Add the files the pages' outputs make to the site; stop a build at an error.
 
         Building, an error stops the build once every page has run (one message for all);
-        serving, each page shows its own, and `on_env` logs them all once.
+        serving, each page shows its own, and `on_env` logs them all once. While MkDocs
+        reads page ``reading`` it heads any error with "Error reading page '<reading>'", so
+        the build stops there only when that page is one with a problem (the gallery waits
+        for every page's figures: it must not announce their problems as its own); the
+        others stop it at their own page, or in `on_env`.
         """
         for g in generated:
             if files.get_file_from_path(g.src_uri) is not None:
                 raise PluginError(f"numbook: {g.src_uri} would overwrite a file of the docs directory")
             files.append(File.generated(config, g.src_uri, content=g.content))
         book = self.book
-        if book is not None and book.errors and self.config.enabled and not self.serving:
+        if book is None or not book.errors or not self.config.enabled or self.serving:
+            return
+        shown_as = None if reading is None else book.display.get(reading)
+        if reading is None or any(e.page == shown_as for e in book.errors):
             book.collect()  # the pages still running finish: one message for all the problems
             book.close()
             raise PluginError(format_errors(book.errors))
@@ -273,7 +282,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             return markdown
         # this page's outputs (the gallery shows every page's figures)
         wanted = None if page.file.src_uri == self.config.figure_gallery else page.file.src_uri
-        self._publish(self.book.collect(wanted), files, config)
+        self._publish(self.book.collect(wanted), files, config, reading=page.file.src_uri)
 
         def url_for(src_uri: str) -> str:
             f = files.get_file_from_path(src_uri)
@@ -294,7 +303,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         if self.book is None:
             return html
         if self.book.running:  # start the next waiting pages as soon as workers are free
-            self._publish(self.book.collect(wait=False), files, config)
+            self._publish(self.book.collect(wait=False), files, config, reading=page.file.src_uri)
         try:
             return self.book.finish(page.file.src_uri, html)
         except RuntimeError as exc:
@@ -331,9 +340,21 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
                 log_shown_on_page(log, format_errors(self.book.errors))  # serving: once per build
         return env
 
+    @event_priority(-100)  # after every plugin that writes pages (mkdocs-redirects' redirects too)
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         self._unpin_date()
         self._watch_inputs(config)
+        if self.config.permalinks and self.config.enabled and not self.serving:
+            self._check_permalinks(config)
+
+    def _check_permalinks(self, config: MkDocsConfig) -> None:
+        """Warn (a strict build then fails) where the built site and the address manifest differ."""
+        from .permalinks import build_problems, update_command
+
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        command = update_command(self.config.permalinks, config.config_file_path or "mkdocs.yml")
+        for problem in build_problems(os.path.join(root, self.config.permalinks), config.site_dir, command):
+            log.warning(f"numbook: {problem}")
 
     def on_build_error(self, *, error: Exception) -> None:
         if self.book is not None:

@@ -5,7 +5,8 @@ number rule and strings cannot inject markup. Numeric columns are right-aligned.
 
 A table too wide for a phone's column also gets a narrow layout (`narrow_markdown`), made
 from the same cells: the table turned on its side when that fits, else its columns split
-into two or three stacked tables that each repeat the row labels. The page shows one or the
+into two or three stacked tables that each repeat the row labels (the leading columns that
+tell the rows apart, `key_columns`). The page shows one or the
 other by the reader's width (the stylesheet); a table that fits neither way scrolls, with its
 row labels held in view.
 """
@@ -156,25 +157,42 @@ def estimated_width(head: list[str], rows: list[list[str]]) -> float:
     return total
 
 
+def key_columns(rows: list[list[str]]) -> int:
+    """How many leading columns it takes to tell the rows apart: 1 when the first column's
+    labels are all different; more when they repeat ("decoder" twice, told apart by the next
+    column, "masked self-attention" or "cross-attention"). All of them if none suffice."""
+    width = len(rows[0]) if rows else 1
+    for n in range(1, width + 1):
+        if len({tuple(r[:n]) for r in rows}) == len(rows):
+            return n
+    return width
+
+
 def narrow_layouts(
     head: list[str], rows: list[list[str]], numeric: list[bool], limit: float = PHONE_COLUMN_PX
 ) -> list[tuple[list[str], list[list[str]], list[bool]]] | None:
     """The table as it should read on a phone, or None when it fits as it is or cannot be
     made to fit (then it scrolls, with its row labels held in view).
 
-    The first column is the row labels. Tried in order: the table on its side (columns become
-    rows), then its columns split into two or three groups, each with the row labels.
+    The leading columns that tell the rows apart (`key_columns`: usually the first alone) are
+    the row labels. Tried in order: the table on its side (columns become rows; only when one
+    column labels the rows), then its other columns split into two or three groups, each
+    repeating the row labels.
     """
     if estimated_width(head, rows) <= limit or len(head) < 3:
         return None
-    on_side_head = [head[0], *(r[0] for r in rows)]
-    on_side = [[head[j], *(r[j] for r in rows)] for j in range(1, len(head))]
-    if estimated_width(on_side_head, on_side) <= limit:
-        side_numeric = [False] + [all(numeric[1:])] * len(rows)
-        return [(on_side_head, on_side, side_numeric)]
-    label_width = estimated_width([head[0]], [[r[0]] for r in rows])
+    keys = key_columns(rows)
+    if keys == 1:
+        on_side_head = [head[0], *(r[0] for r in rows)]
+        on_side = [[head[j], *(r[j] for r in rows)] for j in range(1, len(head))]
+        if estimated_width(on_side_head, on_side) <= limit:
+            side_numeric = [False] + [all(numeric[1:])] * len(rows)
+            return [(on_side_head, on_side, side_numeric)]
+    if keys >= len(head) - 1:
+        return None  # nothing would be left to split
+    label_width = estimated_width(head[:keys], [r[:keys] for r in rows])
     groups: list[list[int]] = [[]]
-    for j in range(1, len(head)):
+    for j in range(keys, len(head)):
         trial = groups[-1] + [j]
         width = label_width + estimated_width([head[k] for k in trial], [[r[k] for k in trial] for r in rows])
         if groups[-1] and width > limit:
@@ -187,7 +205,8 @@ def narrow_layouts(
     if len(groups) > 3 or too_wide:
         return None
     return [
-        ([head[0], *(head[k] for k in g)], [[r[0], *(r[k] for k in g)] for r in rows], [numeric[0], *(numeric[k] for k in g)])
+        ([*head[:keys], *(head[k] for k in g)], [[*r[:keys], *(r[k] for k in g)] for r in rows],
+         [*numeric[:keys], *(numeric[k] for k in g)])
         for g in groups
     ]
 

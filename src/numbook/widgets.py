@@ -30,7 +30,7 @@ from typing import Any
 from . import record
 from .data import export_json
 from .format import plain_value
-from .tables import indexed_rows
+from .tables import CORNER, indexed_rows
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -101,7 +101,8 @@ def table_html(spec: Mapping[str, Any]) -> str:
         style = ' style="text-align: right;"' if align == "right" else ""
         return f"<{tag}{style}>{text}</{tag}>"
 
-    head = "".join(cell("th", html.escape(h), a) for h, a in zip(spec["header"], spec["align"]))
+    # the header over the row labels is never empty: a screen reader names a column by it
+    head = "".join(cell("th", html.escape(h) if h else CORNER, a) for h, a in zip(spec["header"], spec["align"]))
     named = tuple(spec.get("named") or (-1, -1))
 
     def body_cell(i: int, j: int, text: str, align: str) -> str:

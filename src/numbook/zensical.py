@@ -1,4 +1,4 @@
-"""Everything numbook knows about Zensical's insides, in one place (written against 0.0.73).
+"""Everything numbook knows about Zensical's insides, in one place (written against 0.1.2).
 
 Zensical runs no MkDocs plugin of ours, but it converts every page with Python-Markdown and
 the `markdown_extensions` of `mkdocs.yml`, one `Markdown` instance per page, in one process.
@@ -9,7 +9,7 @@ the `markdown_extensions` of `mkdocs.yml`, one `Markdown` instance per page, in 
 * where the project and the site are, and whether this is `zensical serve` (`project`);
 * how to keep its page cache from hiding our files (`forget_rendered_pages`).
 
-That last point is the one real difference from MkDocs. Zensical 0.0.73 keeps each rendered
+That last point is the one real difference from MkDocs. Zensical (0.0.73 to 0.1.2) keeps each rendered
 page in ``.cache/`` (files named by a number) and converts a page again only when its
 Markdown, the configuration, the templates or a ``watch`` path change; and each build first
 empties the site directory of files it did not make itself. The files numbook makes (figures,
@@ -31,9 +31,6 @@ import re
 import sys
 from dataclasses import dataclass
 from typing import Any
-
-#: The Zensical release this module was written and tested against.
-WRITTEN_AGAINST = "0.0.73"
 
 _CACHED_PAGE = re.compile(r"^[0-9]+$")  # Zensical's rendered-page entries in .cache/
 _purge_registered: set[str] = set()

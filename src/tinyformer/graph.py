@@ -331,15 +331,16 @@ class DataflowBuilder:
         for node, source in (("Q", x_q), ("K", x_kv), ("V", x_kv)):
             w = f"W_{node}"
             self.op("matmul", [source], prefix + node, f"× {w}", {param_prefix + w: projections[w]})
-        self.array(prefix + "scores", view["scores"], "scores", "a")
+        # scores and the message have no colour in the book's legend (Notation), so no role
+        self.array(prefix + "scores", view["scores"], "scores")
         self.op("scores", [prefix + "Q", prefix + "K"], prefix + "scores", f"Q Kᵀ / √{d_k}")
         weights_from = prefix + "scores"
         if mask is not None:
-            self.array(prefix + "masked", view["masked_scores"], "masked scores", "a")
+            self.array(prefix + "masked", view["masked_scores"], "masked scores")
             self.op("mask", [prefix + "scores"], prefix + "masked", mask_label, mask=mask)
             weights_from = prefix + "masked"
         self.array(prefix + "weights", view["weights"], "weights A", "a")
         self.op("softmax", [weights_from], prefix + "weights", "softmax")
-        self.array(prefix + "message", view["message"], "message A V", "v")
+        self.array(prefix + "message", view["message"], "message A V")
         self.op("mix", [prefix + "weights", prefix + "V"], prefix + "message", "A V")
         return prefix + "message"

@@ -150,3 +150,20 @@ def test_largest_weight_targets_count_every_row_from_the_second_letter(fitted):
     kinds = [0 if j == i else 1 if j == i - 1 else 2 if j == 0 else 3
              for i, j in ((i, int(w[i].argmax())) for i in range(2, ids.size))]
     assert m.largest_weight_targets(fitted, ["aabid"])[1, 0].tolist() == np.bincount(kinds, minlength=4).tolist()
+
+
+def test_largest_weight_kinds_keep_every_row_of_every_head(fitted):
+    names = ["aabid", "zoe"]
+    kinds = m.largest_weight_kinds(fitted, names)
+    cfg = m.CONFIG
+    assert kinds.shape == (sum(len(name) - 1 for name in names), cfg.n_layers, cfg.n_heads)
+    ids, _ = m.sequence("zoe")  # rows of "zoe" come after the 4 rows of "aabid"
+    out = decoder_stack.forward(fitted, ids)
+    for layer in range(cfg.n_layers):
+        for h in range(cfg.n_heads):
+            w = out["blocks"][layer]["mh"]["heads"][h]["weights"]
+            for row, i in enumerate(range(2, ids.size)):
+                j = int(w[i].argmax())
+                kind = 0 if j == i else 1 if j == i - 1 else 2 if j == 0 else 3
+                assert kinds[4 + row, layer, h] == kind
+    assert m.largest_weight_kinds(fitted, []).shape == (0, cfg.n_layers, cfg.n_heads)

@@ -64,6 +64,8 @@ def test_part2_roles_follow_the_legend(part2):
     assert (roles["E"], roles["Q"], roles["K"], roles["V"]) == ("e", "q", "k", "v")
     assert (roles["weights"], roles["update"], roles["E_prime"]) == ("a", "d", "p")
     assert roles["ids"] is None and roles["probs"] is None
+    # Notation: raw scores and messages have no colour in the legend
+    assert roles["scores"] is None and roles["masked"] is None and roles["message"] is None
 
 
 def test_a_graph_that_disagrees_with_the_forward_pass_cannot_be_built(part2):

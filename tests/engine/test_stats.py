@@ -33,6 +33,19 @@ def test_a_resampling_weighs_names_by_their_predictions():
     assert set(np.round(gaps, 12)) <= {1.0, round(2 / 6, 12), 0.0}
 
 
+def test_only_some_predictions_count_within_the_names_drawn():
+    """Names "a" (predictions 0, 1) and "bcd" (2 to 5); only predictions 1, 2 and 3 count, with
+    differences 3, 1, 1. Draws: (a, a) -> 6/2 = 3, (a, bcd) -> 5/3, (bcd, bcd) -> 4/4 = 1."""
+    names = ["a", "bcd"]
+    diff = np.array([100.0, 3.0, 1.0, 1.0, -100.0, -100.0])
+    only = np.array([False, True, True, True, False, False])
+    gaps = stats.bootstrap_name_gaps(diff, np.zeros(6), names, resamples=200, seed=0, only=only)
+    assert set(np.round(gaps, 12)) == {3.0, round(5 / 3, 12), 1.0}
+    everything = np.ones(6, dtype=bool)
+    assert np.allclose(stats.bootstrap_name_gaps(diff, np.zeros(6), names, 50, 4, only=everything),
+                       stats.bootstrap_name_gaps(diff, np.zeros(6), names, 50, 4))
+
+
 def test_both_parts_use_the_one_bootstrap():
     names = ["ab", "c"]
     a, b = np.arange(5, dtype=float), np.zeros(5)

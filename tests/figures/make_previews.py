@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from bookfigures.preview import render_png
 
-from .catalogue import EXAMPLES
+from bookfigures.catalogue import EXAMPLES
 
 
 def engine_figures() -> dict[str, Figure]:

@@ -17,7 +17,7 @@ from matplotlib.patches import FancyArrowPatch, Rectangle
 
 from bookfigures.collisions import FigureCollision, belongs_to, check_figure, collisions, one_label
 
-from .catalogue import EXAMPLES
+from bookfigures.catalogue import EXAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -155,6 +155,51 @@ def test_a_line_is_cut_where_its_axes_clip_it():
     ax.set_axis_off()
     fig.text(0.15, 0.6, "outside", ha="center", va="center")  # left of the axes, at the line's height
     assert collisions(fig) == []
+
+
+def test_a_data_line_along_the_edge_of_a_label_is_flagged_and_one_clear_of_it_is_not():
+    """Part 1's Figure 1.3 had a training curve running along the top of a yardstick's label,
+    overlapping its box by less than the tolerance: a data line keeps `CLEARANCE_PT` from a text."""
+    from bookfigures.collisions import CLEARANCE_PT
+
+    def along(gap_pt: float):
+        fig, ax = sheet()
+        ax.text(1.5, 1.0, "window counts: 2.062", ha="center", va="top")  # its box's top at y = 1 in
+        top = 1.0
+        ax.plot([0.2, 2.8], [top + gap_pt / 72, top + gap_pt / 72], color="#0072b2", linewidth=0.01)
+        return collisions(fig)
+
+    assert CLEARANCE_PT > 0.75  # beyond the overlap the old check let through
+    assert kinds(along(0.5)) == ["data line too close to text"]  # no overlap, still too close
+    assert kinds(along(-0.3)) == ["data line too close to text"]  # overlaps by less than the tolerance
+    assert along(CLEARANCE_PT + 0.5) == []
+
+
+def _labelled_markers(label_x: float, others: list[tuple[float, float]], **annotate):
+    """A marker at (1, 1) named by a label at `label_x` points to its right; more markers at `others`."""
+    fig, ax = sheet()
+    ax.plot([1.0], [1.0], "s", markersize=6, color="#0072b2")
+    ax.plot(*zip(*others), "o", markersize=6, color="#c2501f")
+    ax.annotate("i", (1.0, 1.0), xytext=(label_x, 0), textcoords="offset points", ha="left", va="center",
+                **annotate)
+    return fig
+
+
+def test_a_label_between_two_markers_is_flagged_and_one_beside_its_own_is_not():
+    """Part 1's Figure 1.5 wrote "i" between its square and the boundary mark's circle."""
+    between = _labelled_markers(7, [(1.0 + 16 / 72, 1.0)])  # the circle 16 pt right, past the label
+    assert kinds(collisions(between)) == ["label as near another marker as its own"]
+    nearer_other = _labelled_markers(7, [(1.0 + 12 / 72, 1.0 - 9 / 72)])  # a circle just below the label
+    assert "label as near another marker as its own" in kinds(collisions(nearer_other))
+    beside = _labelled_markers(7, [(1.0 + 40 / 72, 1.0)])  # the circle well beyond the label
+    assert collisions(beside) == []
+
+
+def test_a_label_with_a_leader_line_or_on_overlapping_markers_is_not_ambiguous():
+    led = _labelled_markers(24, [(1.0 + 16 / 72, 1.0 + 12 / 72)], arrowprops=dict(arrowstyle="-"))
+    assert "label as near another marker as its own" not in kinds(collisions(led))
+    on_top = _labelled_markers(7, [(1.0, 1.0 + 3 / 72)])  # two markers drawn over each other
+    assert collisions(on_top) == []
 
 
 # --- (c) legends ----------------------------------------------------------------------------

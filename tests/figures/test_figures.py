@@ -16,7 +16,7 @@ from matplotlib.text import Text
 from bookfigures import palette as pal
 from bookfigures.preview import apply_ink_map, render_png, save_svg
 
-from .catalogue import EXAMPLES
+from bookfigures.catalogue import EXAMPLES
 
 INK = set(pal.DARK_INK_MAP)
 CELL_TEXT = {pal.CELL_TEXT_DARK, pal.CELL_TEXT_LIGHT}
@@ -79,7 +79,7 @@ def test_figure_carries_a_consistent_data_table(name, figures):
 
 
 def test_heatmap_table_holds_full_precision_weights_and_marks_masked_cells(figures):
-    from .catalogue import causal_weights
+    from bookfigures.catalogue import causal_weights
 
     weights, _mask = causal_weights(10)
     header, rows = figures["heatmap_causal_10x10"].data_table
@@ -220,7 +220,7 @@ def _cell_numbers(fig: Figure) -> list[Text]:
 
 
 def test_causal_heatmap_writes_numbers_only_in_allowed_cells(figures):
-    from .catalogue import causal_weights
+    from bookfigures.catalogue import causal_weights
 
     weights, mask = causal_weights(10)
     fig = figures["heatmap_causal_10x10"]
@@ -509,7 +509,7 @@ def test_parameter_subscripts_keep_the_text_size_and_sit_lower(figures):
 def test_work_steps_fills_computed_rows_and_outlines_reused_ones_within_a_phone_column(figures):
     from bookfigures._common import PHONE_WIDTH_IN
 
-    from .catalogue import WORK, WORK_COLUMNS
+    from bookfigures.catalogue import WORK, WORK_COLUMNS
 
     fig = figures["work_steps"]
     squares = [p for p in fig.axes[0].patches if p.get_width() == p.get_height()]
@@ -617,3 +617,21 @@ def test_nested_groups_get_nested_frames_that_take_in_no_other_box():
     [head2] = [p.get_bbox() for p in boxes if p.get_edgecolor()[:3] != to_rgba(pal.INK_GRID)[:3]
                and any(t.get_text() == "head 2" and p.get_bbox().contains(*t.get_position()) for t in ax.texts)]
     assert not inner.overlaps(head2)
+
+
+def test_param_labels_rename_parameters_in_the_data_table_only():
+    """A page may call the engine's P its E_pos: the data table says so, the graph is unchanged."""
+    import bookfigures as bf
+    from tinyformer.models import onehead
+
+    params = onehead.load_params()
+    graph = onehead.dataflow(params, onehead.encode(onehead.RIVER_SENTENCE))
+    plain_rows = bf.dataflow_diagram(graph).data_table[1]
+    renamed = bf.dataflow_diagram(graph, param_labels={"P": "E_pos", "W1": "W_1"}).data_table[1]
+    column = 3  # from, shape in, operation, parameters, ...
+    before = [row[column] for row in plain_rows]
+    after = [row[column] for row in renamed]
+    assert "P (20 × 4)" in before and "E_pos (20 × 4)" in after and "P (20 × 4)" not in after
+    assert any(cell.startswith("W_1 (4 × 8), b1") for cell in after)
+    assert [b for b, a in zip(before, after) if b != a] == [c for c in before if c.startswith(("P ", "W1 "))]
+    assert {p.name for p in graph.params()} >= {"P", "W1"}

@@ -1,5 +1,5 @@
 """Part 1's own figures: every step's minibatch loss, drawn per block as a band and a mean; the
-loss curve with a yardstick where the curves end."""
+loss curve with a yardstick where the curves end; held-out loss against window length."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.text import Text
 
 from bookfigures.collisions import check_figure
-from bookfigures.part1_character_model_extra import loss_curve_low_yardstick, minibatch_blocks, minibatch_loss_band
+from bookfigures.part1_character_model_extra import (loss_curve_low_yardstick, losses_by_window, minibatch_blocks,
+                                                     minibatch_loss_band)
 
 
 def test_blocks_summarise_each_run_of_steps():
@@ -72,3 +73,37 @@ def test_low_yardstick_is_drawn_labelled_clear_of_the_curves_and_in_the_data_tab
     assert 2.062 in [line.get_ydata()[0] for line in fig.axes[0].get_lines() if line.get_linestyle() == ":"]
     header, rows = fig.data_table
     assert header[-1] == "window counts" and all(row[-1] == 2.062 for row in rows)
+
+
+def test_low_yardstick_puts_the_last_values_in_the_legend():
+    """The curves end beside the yardstick: their last values go in the legend, not at their ends."""
+    steps = list(range(0, 16001, 800))
+    train = [3.35, *np.linspace(2.2, 1.997, len(steps) - 1)]
+    heldout = [3.35, *np.linspace(2.25, 2.056, len(steps) - 1)]
+    fig = loss_curve_low_yardstick(steps, {"training names": train, "held-out names": heldout},
+                                   references={"bigram": 2.355}, low_reference=("interpolated counts", 1.944))
+    check_figure(fig, "last values in the legend")
+    legend = fig.legends[0] if fig.legends else fig.axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["training names, last 1.997", "held-out names, last 2.056"]
+    written = {t.get_text() for t in fig.axes[0].texts}
+    assert "3.350" in written and not {"1.997", "2.056"} & written
+
+
+def test_losses_by_window_keeps_a_colour_per_model_and_a_line_style_per_data_size():
+    windows = list(range(1, 9))
+    losses = {"interpolated counts": {"all": np.linspace(2.35, 1.95, 8), "a quarter": np.linspace(2.36, 2.1, 8)},
+              "MLP": {"all": np.linspace(2.36, 2.05, 8), "a quarter": np.linspace(2.37, 2.3, 8)}}
+    fig = losses_by_window(windows, losses)
+    check_figure(fig, "losses by window")
+    lines = {ln.get_label(): ln for ln in fig.axes[0].get_lines()}
+    assert set(lines) == {f"{m}, {s}" for m in losses for s in ("all", "a quarter")}
+    for model in losses:  # one colour and marker per model
+        a, q = lines[f"{model}, all"], lines[f"{model}, a quarter"]
+        assert a.get_color() == q.get_color() and a.get_marker() == q.get_marker()
+        assert a.get_linestyle() != q.get_linestyle()
+    assert lines["MLP, all"].get_color() != lines["interpolated counts, all"].get_color()
+    header, rows = fig.data_table
+    assert header[0] == "window (characters)" and [r[0] for r in rows] == windows
+    assert rows[2][header.index("MLP, a quarter")] == pytest.approx(losses["MLP"]["a quarter"][2])
+    with pytest.raises(ValueError, match="MLP, all: 3 values for 8 windows"):
+        losses_by_window(windows, {"MLP": {"all": [2.0, 2.1, 2.2]}})

@@ -4,7 +4,7 @@ Each diagram is built twice, from models (or inputs) of different sizes, and the
 writes must follow: a diagram that drifts from the model cannot pass. The pre/post-norm
 selector must show, for each arrangement, the row variances the engine's own blocks give.
 (Legibility, colours and determinism of every diagram are covered by `test_figures.py`
-through `catalogue.py`.)
+through `bookfigures/catalogue.py`.)
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from matplotlib.patches import Circle, Rectangle
+from matplotlib.colors import to_hex
+from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 
 import bookfigures as bf
 from tinyformer import cost, nn
+from bookfigures.palette import INK_MUTED, NO_ROLE, ROLE_COLORS
 from tinyformer.models import decoder_stack, encdec
 
 CONFIGS = [
@@ -73,7 +75,7 @@ def test_rows_and_features_reads_the_ffn_widths_and_the_weights(d, d_ff):
     tokens = [f"t{i}" for i in range(n)]
     fig = bf.rows_and_features(weights, tokens, row, ffn, mask=nn.causal_mask(n))
     text = _text(fig)
-    assert f"hidden ({d_ff})" in text and f"W₁ {d} × {d_ff}, ReLU" in text and f"W₂ {d_ff} × {d}" in text
+    assert f"hidden ({d_ff})" in text and f"W₁ᶠᶠ {d} × {d_ff}, ReLU" in text and f"W₂ᶠᶠ {d_ff} × {d}" in text
     assert f"{d * d_ff} + {d_ff * d}" in text
     for j in range(row + 1):  # the weights the receiving row gives, as the engine's softmax made them
         assert f"{weights[row, j]:.2f}" in text.split("\n")
@@ -278,7 +280,7 @@ def test_past_and_memory_and_fitted_weights_write_the_engines_weights(prefix):
     assert f"after {checkpoint['steps']} steps" in _text(fig)
 
 
-DIAGRAMS = sorted(name for name in __import__("tests.figures.catalogue", fromlist=["EXAMPLES"]).EXAMPLES
+DIAGRAMS = sorted(name for name in __import__("bookfigures.catalogue", fromlist=["EXAMPLES"]).EXAMPLES
                   if name.startswith(("wiring_", "units_")))
 
 
@@ -287,7 +289,7 @@ def test_every_shape_of_a_diagram_lies_inside_it(name):
     """The layout is computed in inches: no box, cell or arrow may run off the figure's edge."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from .catalogue import EXAMPLES
+    from bookfigures.catalogue import EXAMPLES
 
     fig = EXAMPLES[name].build()
     renderer = FigureCanvasAgg(fig).get_renderer()
@@ -312,3 +314,29 @@ def test_the_figures_know_nothing_of_the_plugin():
             elif isinstance(node, ast.Import):
                 imports += [(path.name, alias.name) for alias in node.names]
     assert [(f, m) for f, m in imports if m.split(".")[0] == "numbook"] == []
+
+
+def _edge_around(ax, x: float, y: float) -> str:
+    """The outline colour of the box that holds the point (x, y)."""
+    boxes = [p for p in ax.patches if isinstance(p, FancyBboxPatch)
+             and p.get_x() <= x <= p.get_x() + p.get_width() and p.get_y() <= y <= p.get_y() + p.get_height()]
+    return to_hex(min(boxes, key=lambda p: p.get_width() * p.get_height()).get_edgecolor())
+
+
+def test_a_message_wears_no_role_colour_and_the_legend_says_so():
+    """The legend has no colour for a message (Notation): its box is ink, not the values' green."""
+    params = encdec.load_params()
+    source, target = encdec.PAIRS[0]
+    out = encdec.forward(params, source, encdec.split_target(target)[0])
+    fig = bf.attention_sources(out)
+    ax = fig.axes[0]
+    messages = [t for t in ax.texts if t.get_text() == "message"]
+    assert len(messages) == 2  # one per block
+    for m in messages:  # the values' box stands right above the message's
+        v = next(t for t in ax.texts if t.get_text() == "V" and t.get_position()[0] == m.get_position()[0])
+        assert _edge_around(ax, *m.get_position()) == INK_MUTED
+        assert _edge_around(ax, *v.get_position()) == ROLE_COLORS["v"]
+    assert NO_ROLE in _text(fig)
+    graph = encdec.dataflow(params, source, encdec.split_target(target)[0])
+    legend = [t.get_text() for t in bf.dataflow_diagram(graph, lanes=False).legends[0].get_texts()]
+    assert graph.node("cross.message").role is None and NO_ROLE in legend

@@ -9,15 +9,16 @@ import re
 import pytest
 
 from numbook.cite import (
-    ACCESSED,
     CitationError,
     add_figure_citations,
+    build_date,
     edition_from_cff,
     figure_citation,
+    opening_text,
     page_citation,
 )
 
-from ..reference_managers import bibtex_formats, zotero_reads
+from ..reference_managers import bibtex_formats, zotero_reads, zotero_reads_coins
 from .conftest import build_error
 
 METADATA = {
@@ -33,6 +34,13 @@ METADATA = {
     "repository-code": "https://example.org/people/a-book",
 }
 SITE = "https://example.org/a-book/"
+ACCESSED = "2026-05-06"  # the date the tests' editions give for a visit
+
+
+def edition_from_cff(data, site_url, **kwargs):  # noqa: F811 - the tests' fixed visit date
+    from numbook.cite import edition_from_cff as from_cff
+
+    return from_cff(data, site_url, accessed=datetime.date.fromisoformat(ACCESSED), **kwargs)
 
 
 def test_edition_url_and_authors():
@@ -63,7 +71,7 @@ def test_a_part_of_the_book():
         "booktitle": r"A Book \& Its \{Braces\}",  # BibTeX's special characters escaped
         # no publisher in the metadata: a book on the web is published by its authors
         "publisher": "Ada Lovelace, Ludwig van Beethoven and The Book Collective",
-        "note": f"Version 2.1, {url}",
+        "edition": "2.1",  # what the standard styles print ("2.1 edition"); `version` is biblatex's
         "year": "2026",
         "version": "2.1",
         "url": url,
@@ -90,12 +98,13 @@ def test_a_page_names_the_sections_it_holds():
         "Ada Lovelace, Ludwig van Beethoven and The Book Collective (2026). Part 3. Limits, "
         "sections 3.15\u2013" "3.21. In A Book"
     )
-    assert re.search(r"^  note\s+= \{Sections 3\.15--3\.21\. Version 2\.1, https://", c.bibtex, re.M), c.bibtex
+    fields = dict(re.findall(r"^  (\w+)\s+= \{(.*)\},$", c.bibtex, re.M))
+    assert (fields["chapter"], fields["type"]) == ("3.15--3.21", "sections")  # BibTeX: "sections 3.15--3.21"
     one = page_citation(edition, "part5/", "Part 5. Short", sections=("5.1", "5.1"))
     assert "Part 5. Short, section 5.1. In " in one.plain
-    assert re.search(r"note\s+= \{Section 5\.1\. Version", one.bibtex)
+    assert re.search(r"chapter\s+= \{5\.1\}", one.bibtex) and re.search(r"type\s+= \{section\}", one.bibtex)
     book = page_citation(edition, "", "Home", whole_book=True, sections=("1.1", "1.2"))
-    assert "section" not in book.plain and "Section" not in book.bibtex
+    assert "section" not in book.plain and "chapter" not in book.bibtex
 
 
 def test_the_home_page_cites_the_whole_book():
@@ -124,6 +133,10 @@ def test_every_entry_formats_under_the_standard_bibtex_styles(style):
     assert "The Book Collective" in text[0] and "Ada Lovelace, Ludwig van Beethoven" in text[0]
     assert "https://example.org/a-book/2.1/" in text[0]
     assert "Part 3. Limits. In A Book & Its" in text[2] and "https://example.org/a-book/2.1/part3c/" in text[2]
+    # what an instructor cites survives formatting: the edition, and a chapter's sections
+    assert all("2.1 edition" in t for t in text), text
+    assert "3.15\u20133.21" in text[2] or "3.15--3.21" in text[2], text[2]
+    assert f"visited on {ACCESSED}" in text[1]
 
 
 def test_reference_managers_keep_an_organisation_as_one_author():
@@ -132,6 +145,41 @@ def test_reference_managers_keep_an_organisation_as_one_author():
     read = [zotero_reads(content) for name, content in tags if name == "citation_author"]
     assert read == [("Lovelace", "Ada"), ("van Beethoven", "Ludwig"), ("The Book Collective", "")]
     assert zotero_reads("The Book Collective") == ("Collective", "The Book")  # what the comma avoids
+    # COinS: Zotero's COinS translator keeps the organisation as one single-field author
+    coins = zotero_reads_coins(page_citation(edition, "part2/", "Part 2. Heads").coins)
+    assert coins["creators"] == [("Lovelace", "Ada"), ("van Beethoven", "Ludwig"), ("The Book Collective", None)]
+    assert (coins["itemType"], coins["title"], coins["bookTitle"]) == ("bookSection", "Part 2. Heads", "A Book & Its {Braces}")
+    assert (coins["edition"], coins["date"], coins["url"]) == ("2.1", "2026-03-04", "https://example.org/a-book/2.1/part2/")
+    book = zotero_reads_coins(page_citation(edition, "", "Home", whole_book=True).coins)
+    assert (book["itemType"], book["title"]) == ("book", "A Book & Its {Braces}")
+
+
+def test_the_visit_date_is_the_builds(monkeypatch):
+    """Until the site's script puts the reader's date in, a citation gives the build's date:
+    SOURCE_DATE_EPOCH's (UTC), as MkDocs dates its sitemap, else today."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(datetime.datetime(2025, 12, 31, 23, 30, tzinfo=datetime.timezone.utc).timestamp())))
+    assert build_date() == datetime.date(2025, 12, 31)
+    from numbook.cite import edition_from_cff as from_cff
+
+    c = page_citation(from_cff(METADATA, SITE), "part2/", "Part 2. Heads")
+    assert c.plain.endswith("(accessed 2025-12-31).") and re.search(r"urldate\s+= \{2025-12-31\}", c.bibtex)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH")
+    assert build_date() == datetime.date.today()
+
+
+def test_a_chapters_description_is_its_opening_paragraph():
+    html = (
+        '<h1 id="t">Part 2 · Heads</h1>\n'
+        '<details class="aside"><summary>Look closer</summary><p>Not this.</p></details>\n'
+        '<p>A head reads <span class="katex"><span class="katex-mathml"><math><semantics><mrow><mi>x</mi></mrow>'
+        '<annotation encoding="application/x-tex">x_i</annotation></semantics></math></span>'
+        '<span class="katex-html" aria-hidden="true">x i</span></span> &amp; writes <a href="#">rows</a>.</p>\n'
+        "<p>Second paragraph.</p>"
+    )
+    assert opening_text(html) == "A head reads x_i & writes rows."
+    long = "<p>" + " ".join(["word"] * 200) + "</p>"
+    cut = opening_text(long, limit=50)
+    assert len(cut) <= 50 and cut.endswith("\u2026") and not cut[:-1].endswith(" ")
 
 
 def test_figure_citation_and_where_it_goes():
@@ -145,7 +193,7 @@ def test_figure_citation_and_where_it_goes():
         "<figcaption>Figure 2.3: Heat &amp; light</figcaption>\n</figure>\n"
         '<figure class="numbook-figure" id="fig-other"><figcaption>Figure 2.4: x</figcaption></figure>'
     )
-    out = add_figure_citations(html, {"fig-heat": text})
+    out = add_figure_citations(html, {"fig-heat": text}, ACCESSED)
     first = re.search(r'id="fig-heat">(.*?)</figure>', out, re.S).group(1)
     caption = re.search(r"<figcaption>(.*?)</figcaption>", first, re.S).group(1)
     assert caption.startswith("Figure 2.3: Heat &amp; light<details")
@@ -246,6 +294,8 @@ def test_plugin_on_a_site(make_site, monkeypatch):
     assert f"Figure 3.1, in: Ada Lovelace (2026). Part 3. Heads. In Throwaway Book (version 1.0). {url}#fig-a" in figure
     home = site.html()
     assert "Ada Lovelace (2026). Throwaway Book (version 1.0). https://example.org/throwaway/1.0/ (accessed" in home
+    # the metadata file itself is published at the site's root
+    assert (site.root / "site" / "CITATION.cff").read_text() == CFF
 
 
 def test_plugin_under_mike(make_site, monkeypatch):

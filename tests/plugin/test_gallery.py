@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 
+import pytest
 import yaml
 
 from numbook.gallery import PREVIEW_MAX_HEIGHT_PX
@@ -100,3 +101,42 @@ def test_gallery_leaves_out_a_page_whose_blocks_failed(make_site):
     site.build(serve=True)  # serving shows the error on its page and builds the rest
     items = re.findall(r'<li class="numbook-gallery__item">', site.main("figures"))
     assert len(items) == 3
+
+
+def test_a_failing_figure_is_reported_at_its_own_page_not_the_gallerys(make_site):
+    """The gallery waits for every page's figures; a problem it meets there belongs to the page
+    that has it. MkDocs heads an error raised while it reads a page with "Error reading page
+    '<that page>'": that page, and then the problem's own page and line, must be the first
+    an author reads."""
+    import logging
+
+    from mkdocs.exceptions import Abort
+
+    from .conftest import _Collect
+
+    site = gallery_site(make_site)
+    # read after figures.md (MkDocs reads the pages in the order of their paths)
+    site.page("z-new.md", "# New\n\n" + FIG.format(id="fig-new", caption="New", n=6).replace(
+        'figure_data(["x"], [[0], [6]])\n', ""))
+    handler = _Collect()
+    logging.getLogger("mkdocs").addHandler(handler)
+    try:
+        with pytest.raises(Abort):
+            site.build(strict=True)
+    finally:
+        logging.getLogger("mkdocs").removeHandler(handler)
+    errors = "\n".join(handler.messages)
+    assert "figures.md" not in errors, errors
+    first = errors.find("docs/z-new.md:")
+    assert 0 <= first and "Error reading page 'z-new.md'" in errors[:first], errors
+    assert "figure 'fig-new' has no data" in errors[first:], errors
+
+
+def test_a_page_that_says_gallery_false_keeps_its_figures_off_the_gallery(make_site):
+    """A page of demonstrations (the catalogue of figure functions) is not a page of the book's figures."""
+    site = gallery_site(make_site)
+    site.page("a-notes.md", "---\ngallery: false\n---\n\n" + UNNUMBERED)
+    site.build()
+    gallery = site.main("figures")
+    assert "fig-note" not in gallery and gallery.count('<li class="numbook-gallery__item">') == 3
+    assert 'id="fig-note"' in site.html("a-notes")  # the page itself still shows it

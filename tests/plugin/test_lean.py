@@ -208,3 +208,43 @@ def test_search_entries_are_reused_while_the_page_is_unchanged(tmp_path):
     third = index_of(pages)
     assert parsed == ["a", "b", "a", "b"]
     assert third[0] == first[0] and "gamma" in third[-1]["text"]
+
+
+def test_each_line_of_code_gets_a_span_and_the_code_its_text():
+    """The line spans that let the stylesheet mark a wrapped line's continuation change no
+    character of the code: the same text, the same newlines; a docstring that spans two lines
+    is closed and opened again so that every line holds balanced markup; blank lines, a
+    citation's text (a <code> with a class) and code outside <pre> stay as they were."""
+    from numbook.lean import mark_code_lines
+
+    code = ('<div class="highlight"><pre><span></span><code tabindex="0"><span class="k">def</span> f(x):\n'
+            '    <span class="sd">"""Two\n    lines."""</span>\n\n'
+            '    return g(x,\n' + " " * 13 + 'y)  <span class="c1"># aligned</span>\n</code></pre></div>')
+    other = '<pre><code class="numbook-cite-text">a\nb</code></pre><p><code>x</code></p>'
+    out = mark_code_lines(code + other)
+    assert "".join(parse(out).parts) == "".join(parse(code + other).parts)
+    assert out.endswith(other)
+    body = out[out.index("<code"):out.index("</code>")]
+    lines = body.split("\n")
+    assert len(lines) == code[code.index("<code"):code.index("</code>")].count("\n") + 1
+    marked = [line for line in lines if 'class="numbook-line' in line]
+    assert len(marked) == 5  # every line but the blank one and the empty end
+    for line in marked:
+        assert line.count("<span") == line.count("</span>")  # balanced on each line
+    assert '<span class="sd">    lines."""</span>' in body  # the docstring's second line, reopened
+    assert 'style="--indent:4"' in body
+    # a deep indentation has its own span, and its line may wrap at any character
+    assert ('<span class="numbook-line numbook-line--deep" style="--indent:13"><span class="numbook-indent">'
+            + " " * 13 + "</span>y)") in body
+
+
+def test_the_plugin_marks_lines_only_when_asked():
+    from numbook.lean import LeanPlugin
+
+    code = '<pre><span></span><code>x = 1\n</code></pre>'
+    for wanted in (False, True):
+        plugin = LeanPlugin()
+        plugin.load_config({"mark_lines": wanted})
+        page = SimpleNamespace(content=code)
+        plugin._make_lean({}, page=page, config=None, nav=None)
+        assert ('class="numbook-line"' in page.content) is wanted

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 
 import yaml
 
@@ -98,3 +100,107 @@ def test_update_adds_and_never_removes(make_site, tmp_path):
     assert "permalinks --update" in data["about"]
     assert code == 1  # old/ is listed but gone from the build: said, and not forgotten
     assert permalinks.main(["--check", "--manifest", str(manifest), "--site", str(site.root / "site")]) == 1
+
+
+class _Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def checked_build(site, **kwargs) -> tuple[bool, str]:
+    """(whether the build finished, its warnings and errors)."""
+    from mkdocs.exceptions import Abort
+
+    handler = _Warnings()
+    logging.getLogger("mkdocs").addHandler(handler)
+    try:
+        site.build(**kwargs)
+        finished = True
+    except Abort:
+        finished = False
+    finally:
+        logging.getLogger("mkdocs").removeHandler(handler)
+    return finished, "\n".join(handler.messages)
+
+
+def test_a_strict_build_fails_on_an_address_the_manifest_does_not_list_or_has_lost(make_site):
+    """With `permalinks: permalinks.json`, `mkdocs build --strict` itself says when a new page or
+    anchor needs recording (with the command) and when a published one is gone, as the book's
+    site test does; `--update` records them, and `serve` is left alone."""
+    site = make_site({"index.md": "# Home\n", "scores.md": PAGE}, theme="material",
+                     plugin={"permalinks": "permalinks.json"}, extensions=["attr_list"])
+    manifest = site.root / "permalinks.json"
+    update = ["--update", "--manifest", str(manifest), "--config", str(site.root / "mkdocs.yml")]
+    command = "uv run python -m numbook.permalinks --update"
+
+    finished, said = checked_build(site, strict=True)  # no manifest yet: every address is new
+    assert not finished and "permalinks.json does not list" in said and "/scores/#raw" in said and command in said
+    assert permalinks.main(update) == 0  # (its own strict build does not stop at them)
+    assert checked_build(site, strict=True) == (True, "")
+
+    # a new page and a new section: the strict build names them and the command
+    site.page("scores.md", PAGE + "\n## Softmax {#softmax}\n")
+    site.page("more.md", "# More\n\n## Extra {#extra}\n")
+    finished, said = checked_build(site, strict=True)
+    assert not finished
+    assert re.search(r"does not list 3 address\(es\).*\n  /more/\n  /more/#extra\n  /scores/#softmax\n", said), said
+    assert said.count(command) == 1 and "drops" not in said
+    assert checked_build(site)[0]  # not strict: a warning, and the site is built
+    assert checked_build(site, serve=True) == (True, "")  # serving: not checked (every save would stop)
+    assert permalinks.main(update) == 0
+    assert checked_build(site, strict=True) == (True, "")
+
+    # an anchor renamed: the published one is missing, with the fix
+    site.page("scores.md", (PAGE + "\n## Softmax {#softmax}\n").replace("{#raw}", "{#raw-scores}"))
+    finished, said = checked_build(site, strict=True)
+    assert not finished and "drops 1 published address(es)" in said and "/scores/#raw: the anchor is gone" in said
+
+
+def test_list_gives_each_pages_link_targets_the_link_to_write_and_what_it_reads(make_site, capsys):
+    """An author looks up what to link to without building: `--list` numbers as a build does."""
+    part = """\
+---
+number: 3
+title: Scores
+---
+
+## Raw scores {#p3-raw}
+
+$$\\label{eq-p3-sum}
+s = q \\cdot k
+$$
+
+```python exec figure="fig-p3-bars" caption="Three bars" alt="Bars."
+print(1)
+```
+
+## Scaled {#p3-scaled}
+
+<details class="aside" id="p3-aside-why" markdown="1">
+<summary>Look closer: why <em>scale</em></summary>
+
+Inside.
+
+</details>
+"""
+    site = make_site({"index.md": "# Home\n\n## About {#about}\n", "scores.md": part}, extensions=["attr_list"],
+                     nav=[{"Home": "index.md"}, {"Scores": "scores.md"}])
+    config = str(site.root / "mkdocs.yml")
+    assert permalinks.main(["--list", "--config", config]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "docs/index.md · Home",
+        "  [words](index.md#about)  section        About",  # no number: a link with words
+        "",
+        "docs/scores.md · Part 3 · Scores",
+        "  [](scores.md#p3-raw)             Section 3.1    Raw scores",
+        "  [](scores.md#eq-p3-sum)          Equation 3.1",
+        "  [](scores.md#fig-p3-bars)        Figure 3.1     Three bars",
+        "  [](scores.md#p3-scaled)          Section 3.2    Scaled",
+        "  [words](scores.md#p3-aside-why)  aside          Look closer: why scale",
+    ]
+    assert permalinks.main(["--list", "--config", config, "scores.md"]) == 0
+    assert capsys.readouterr().out.startswith("docs/scores.md · Part 3 · Scores\n")

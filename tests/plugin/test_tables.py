@@ -6,7 +6,8 @@ import numpy as np
 
 from numbook.api import table
 from numbook import record
-from numbook.tables import CORNER, PHONE_COLUMN_PX, estimated_width, narrow_layouts, narrow_markdown, shown_length
+from numbook.tables import (CORNER, PHONE_COLUMN_PX, estimated_width, key_columns, narrow_layouts, narrow_markdown,
+                            shown_length)
 
 
 def test_a_cell_is_as_narrow_as_its_longest_word():
@@ -40,6 +41,22 @@ def test_a_wide_table_splits_into_stacked_tables_that_repeat_the_row_labels():
     assert sum(len(h) - 1 for h, _, _ in layouts) == 6  # every column, once
     for h, r, _ in layouts:
         assert [row[0] for row in r] == labels and estimated_width(h, r) <= PHONE_COLUMN_PX
+
+
+def test_a_split_table_repeats_every_column_that_tells_its_rows_apart():
+    """Two rows labelled "decoder" are told apart by the next column: each stacked table
+    repeats both, so "decoder, masked" and "decoder, cross" stay apart in every part."""
+    head = ["where", "kind", "what a row may read", "weights in the model"]
+    rows = [["encoder", "self-attention", "every non-padding source token", "4 × 4"],
+            ["decoder", "masked self-attention", "earlier target tokens and itself", "3 × 3"],
+            ["decoder", "cross-attention", "every non-padding encoded source row", "3 × 4"]]
+    assert key_columns(rows) == 2 and key_columns([r[1:] for r in rows]) == 1
+    layouts = narrow_layouts(head, rows, [False] * 4)
+    assert layouts is not None and len(layouts) == 2
+    for h, r, _ in layouts:
+        assert h[:2] == ["where", "kind"] and [row[:2] for row in r] == [row[:2] for row in rows]
+        assert len({tuple(row[:2]) for row in r}) == len(rows)
+    assert [h[2] for h, _, _ in layouts] == head[2:]  # every other column, once
 
 
 def test_a_matrix_too_wide_either_way_scrolls():

@@ -25,6 +25,8 @@ def build_book(site_dir: Path, cache_dir: Path) -> Any:
     from mkdocs.config import load_config
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    # the PDF edition of this build is typeset next (tests/site/test_pdf.py): its pages link it
+    os.environ.setdefault("BOOKPDF_TYPESETS_NEXT", "1")
     config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(site_dir), strict=True)
     config.plugins["numbook"].config.cache_dir = str(cache_dir)
     config.plugins["numbook-lean"].config.search_cache = str(cache_dir / "search")
@@ -75,6 +77,7 @@ def served_site(built_site: Path) -> Iterator[str]:
     """The built book on an ephemeral port of 127.0.0.1 only."""
     handler = functools.partial(QuietHandler, directory=str(built_site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.handle_error = lambda request, address: None  # a browser that drops a request it no longer needs
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

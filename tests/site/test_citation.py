@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from ..reference_managers import bibtex_formats, zotero_reads
+from ..reference_managers import bibtex_formats, zotero_reads, zotero_reads_coins
 from .conftest import ROOT, site_pages
 
 
@@ -44,7 +44,9 @@ def test_every_page_ends_with_its_citation(built_site: Path):
         assert "</section>" in box and box.index("</section>") > len(box) - 200, f"{path}: box is not at the end"
         plain, bibtex = (unescape(t) for t in re.findall(r'<code class="numbook-cite-text[^"]*"[^>]*>(.*?)</code>', box, re.S))
         assert plain.startswith(f"{' and '.join(authors)} ({year}). "), (path, plain)
-        assert f"(version {data['version']}). {url} (accessed YYYY-MM-DD)." in plain, (path, plain)
+        visit = re.search(r"\(accessed (\d{4}-\d{2}-\d{2})\)\.$", plain)
+        assert visit and f"(version {data['version']}). {url} (accessed " in plain, (path, plain)
+        assert re.search(rf"urldate\s+= \{{{visit.group(1)}\}}", bibtex), bibtex  # the build's date, until the script's
         assert data["title"] in plain
         assert f"url       = {{{url}}}" in bibtex or re.search(rf"url\s+= \{{{re.escape(url)}\}}", bibtex), bibtex
         assert re.search(rf"version\s+= \{{{re.escape(str(data['version']))}\}}", bibtex)
@@ -62,7 +64,14 @@ def test_every_page_ends_with_its_citation(built_site: Path):
         else:
             assert tags["citation_book_title"] == data["title"] and bibtex.startswith("@incollection{")
         for style in ("plain", "unsrt", "alpha"):
-            assert len(bibtex_formats(bibtex, style)) == 1, (path, style)
+            formatted = bibtex_formats(bibtex, style)
+            assert len(formatted) == 1, (path, style)
+            assert f"{data['version']} edition" in formatted[0], formatted  # the edition survives formatting
+        # the COinS copy keeps the organisation one single-field author (Zotero's COinS translator)
+        coins = unescape(re.search(r'<span class="Z3988" title="([^"]+)"', box).group(1))
+        read = zotero_reads_coins(coins)
+        assert read["creators"] == [(a, None) if g == "" else (a, g) for a, g in as_read], read
+        assert read["url"] == url and read["edition"] == str(data["version"])
 
 
 def test_a_numbered_part_is_cited_by_its_number_and_title(built_site: Path):
@@ -141,3 +150,27 @@ def test_the_gallery_lists_every_figure_of_the_book(built_site: Path):
     prefixes = [label.split()[1].split(".")[0] for _, label, _ in listed.values() if "." in label]
     numbered = [int(p) for p in prefixes if p.isdigit()]
     assert numbered == sorted(numbered)
+
+
+def test_each_chapter_has_its_own_description(built_site: Path):
+    """A reference manager saves a page's <meta name="description"> as its abstract: each
+    chapter's is its own opening paragraph, the home page keeps the book's."""
+    seen = {}
+    for path in site_pages(built_site):
+        page = html_of(built_site, path)
+        description = unescape(re.search(r'<meta name="description" content="([^"]*)">', page).group(1))
+        if path == "/":
+            assert description.startswith("An open textbook"), description
+            continue
+        assert 40 <= len(description) <= 300, (path, description)
+        # it is the page's opening: its words come before the first section's heading
+        article = page[page.index("<article"): page.index("</article>")]
+        letters = lambda text: re.sub(r"\W+", "", text)  # noqa: E731 - tags split words at markup
+        opening = letters(unescape(re.sub(r"<[^>]+>", "", article.split("<h2", 1)[0])))
+        assert letters(" ".join(description.split()[:8])) in opening, (path, description)
+        assert description not in seen.values(), (path, description)
+        seen[path] = description
+
+
+def test_the_citation_file_is_published(built_site: Path):
+    assert (built_site / "CITATION.cff").read_bytes() == (ROOT / "CITATION.cff").read_bytes()

@@ -46,7 +46,8 @@ def book_settings() -> tuple[dict, dict]:
 
 def run(args: list[str], cwd: Path) -> str:
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "NO_MKDOCS_2_WARNING": "1", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00"}
+           "NO_MKDOCS_2_WARNING": "1", "GIT_AUTHOR_DATE": "2026-01-01T00:00:00", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00",
+           "BOOKPDF_TYPESETS_NEXT": "1"}  # each edition gets its PDFs (numbook-pdf links them)
     env.pop("MIKE_DOCS_VERSION", None)
     done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, f"{' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
@@ -72,12 +73,15 @@ def editions(tmp_path_factory) -> Path:
     """The gh-pages branch after releasing 1.0 and then 2.0, checked out in a folder."""
     mike, version_menu = book_settings()
     repo = tmp_path_factory.mktemp("book")
-    (repo / "docs").mkdir()
+    (repo / "docs" / "javascripts").mkdir(parents=True)
+    (repo / "docs" / "javascripts" / "book.js").write_text(
+        (ROOT / "docs" / "javascripts" / "book.js").read_text(encoding="utf-8"), encoding="utf-8")
     config = {
         "site_name": "Throwaway Book",
         "site_url": SITE_URL,
         "theme": {"name": "material", "font": False, "custom_dir": str(ROOT / "overrides")},
-        "plugins": [{"mike": mike}, "numbook-cite"],
+        "plugins": [{"mike": mike}, "numbook-cite", "numbook-pdf"],
+        "extra_javascript": ["javascripts/book.js"],  # adds the page's PDFs to the edition menu
         "extra": {"version": version_menu},
         "nav": [{"Home": "index.md"}, {"A part": "part.md"}],
     }
@@ -132,7 +136,12 @@ def test_a_reader_following_latest_lands_on_the_newer_edition(browser, served_ed
         # Material's version menu lists both editions, read from the site's versions.json
         page.wait_for_selector(".md-version__current")
         assert page.inner_text(".md-version__current").strip() == "2.0"
-        assert [t.split()[0] for t in page.locator(".md-version__link").all_inner_texts()] == ["2.0", "1.0"]
+        editions = page.locator(".md-version__item:not(.numbook-pdf-edition) .md-version__link")
+        assert [t.split()[0] for t in editions.all_inner_texts()] == ["2.0", "1.0"]
+        # and the page's PDF edition, in each paper size (numbook-pdf, book.js)
+        pdfs = page.locator(".numbook-pdf-edition .md-version__link")
+        assert pdfs.all_inner_texts() == ["PDF, A4", "PDF, Letter"]
+        assert pdfs.first.get_attribute("href").endswith("/2.0/pdf/part-a4.pdf")
         # an earlier edition still answers at its address, and says it is not the newest
         page.goto(served_editions + "/1.0/part/", wait_until="networkidle")
         assert "The first edition says one thing." in page.inner_text("article")

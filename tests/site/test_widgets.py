@@ -345,7 +345,7 @@ def pair_losses(p) -> list[tuple[float, np.ndarray]]:
     return [encdec.loss_and_grads(p, s, t)[:2] for s, t in encdec.PAIRS]
 
 
-def test_part4_learning_rate_presets_switch_table_and_figure(phone, built_site: Path):
+def test_part4_learning_rate_presets_switch_the_figure_and_its_data(phone, built_site: Path):
     params = encdec.load_params()
     _, _, grads, _ = encdec.loss_and_grads(params, *encdec.PAIRS[0])
     before = pair_losses(params)
@@ -361,14 +361,9 @@ def test_part4_learning_rate_presets_switch_table_and_figure(phone, built_site: 
             widget.locator(f"input[value='{key}']").focus()
             phone.keyboard.press("Space")  # select the focused option with the keyboard
         after = pair_losses(sgd_step(params, grads, float(key)))
-        rows = table_cells(widget.locator("table"))
         expected = []
         for (b_mean, b_per), (a_mean, a_per) in zip(before, after):
             expected += [[b, a, a - b] for b, a in zip(b_per, a_per)] + [[b_mean, a_mean, a_mean - b_mean]]
-        assert len(rows) == len(expected)
-        for row, want in zip(rows, expected):
-            for text, w in zip(row[2:], want, strict=True):
-                shown_matches("Part 4 learning-rate table", text, w, 4)
         phone.wait_for_function(f"() => document.querySelector('#fig-p4-step-losses img').alt.includes('rate {key}')")
         alt = phone.locator("#fig-p4-step-losses img").first.get_attribute("alt")
         means = numbers(alt.split("The river mean", 1)[1])

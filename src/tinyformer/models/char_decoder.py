@@ -91,25 +91,34 @@ def gap_interval(losses_a: np.ndarray, losses_b: np.ndarray, names: list[str], n
 WEIGHT_TARGETS = ("the row itself", "the letter before", "the boundary mark", "an earlier letter")
 
 
-def largest_weight_targets(params: dict[str, np.ndarray], names: list[str]) -> np.ndarray:
-    """(layers, heads, 4): how often each head's largest weight falls on each of `WEIGHT_TARGETS`.
+def largest_weight_kinds(params: dict[str, np.ndarray], names: list[str]) -> np.ndarray:
+    """(rows, layers, heads): where each head's largest weight falls, as an index into `WEIGHT_TARGETS`.
 
-    Counted over the rows of every name that have at least two earlier positions (from the
-    second letter on), where the four kinds are distinct: the row's own position, the one
-    just before it, position 0 (the boundary mark that starts the name) and any other.
+    One entry per row of every name that has at least two earlier positions (from the second
+    letter on), where the four kinds are distinct: the row's own position, the one just before
+    it, position 0 (the boundary mark that starts the name) and any other. Kept per row, so
+    that what several heads do on the same row can be compared.
     """
-    cfg = config_from_params(params)
-    counts = np.zeros((cfg.n_layers, cfg.n_heads, len(WEIGHT_TARGETS)), dtype=int)
+    rows = []
     for name in names:
         ids, _ = sequence(name)
         out = forward(params, ids)
-        for l, block in enumerate(out["blocks"]):
-            for h, head in enumerate(block["mh"]["heads"]):
-                for i in range(2, ids.size):
-                    j = int(head["weights"][i].argmax())
-                    kind = 0 if j == i else 1 if j == i - 1 else 2 if j == 0 else 3
-                    counts[l, h, kind] += 1
-    return counts
+        picks = np.array([[head["weights"][2:].argmax(axis=1) for head in block["mh"]["heads"]]
+                          for block in out["blocks"]])             # (layers, heads, rows)
+        i = np.arange(2, ids.size)
+        kinds = np.where(picks == i, 0, np.where(picks == i - 1, 1, np.where(picks == 0, 2, 3)))
+        rows.append(kinds.transpose(2, 0, 1))
+    cfg = config_from_params(params)
+    return np.concatenate(rows) if rows else np.zeros((0, cfg.n_layers, cfg.n_heads), dtype=int)
+
+
+def largest_weight_targets(params: dict[str, np.ndarray], names: list[str]) -> np.ndarray:
+    """(layers, heads, 4): how often each head's largest weight falls on each of `WEIGHT_TARGETS`.
+
+    The rows of `largest_weight_kinds`, counted per head.
+    """
+    kinds = largest_weight_kinds(params, names)
+    return (kinds[..., None] == np.arange(len(WEIGHT_TARGETS))).sum(axis=0)
 
 
 def sample(params: dict[str, np.ndarray], n: int, seed: int = 0) -> list[str]:

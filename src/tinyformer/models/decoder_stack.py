@@ -340,7 +340,7 @@ def _graph_block(g: DataflowBuilder, params: dict, l: int, x: str, cache: dict, 
                 messages.append(g.attention(f"{b}h{h}.", read, read, head, w, param_prefix=f"{p}head{h}.",
                                             mask=head["mask"], mask_label="causal mask"))
         if len(messages) > 1:
-            g.array(b + "concat", cache["mh"]["concat"], "messages side by side", "v")
+            g.array(b + "concat", cache["mh"]["concat"], "messages side by side")
             g.op("concat", messages, b + "concat", "concatenate")
             messages = [b + "concat"]
         g.array(b + "attn", cache["attn_update"], "attention update", "d")

@@ -27,6 +27,8 @@ CHEQUE_SENTENCE: tuple[str, ...] = (
 )
 
 PARAM_NAMES = ("E_tok", "P", "W_Q", "W_K", "W_V", "W_O", "W1", "b1", "W2", "b2")
+#: How the book's notation writes the parameters whose names here are shorter.
+PARAM_SYMBOLS = {"P": "E_pos", "W1": "W_1", "b1": "b_1", "W2": "W_2", "b2": "b_2"}
 # The four paths by which the input rows E reach the loss: the residual sum E' = E + update, and the
 # head's queries, keys and values. Their gradients add up to the gradient of E (Part 3 section 4).
 PATHS = ("residual", "query", "key", "value")

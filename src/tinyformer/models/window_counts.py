@@ -1,4 +1,6 @@
-"""Counting over the character MLP's whole window: the baseline Part 1 measures its MLP against.
+"""Counting over the character MLP's whole window, with add-alpha smoothing: one of the baselines
+Part 1 measures its MLP against (the strongest, which falls back on shorter windows, is
+`interpolated_counts`).
 
 A count model of order k (`baselines.ngram_table`) predicts the next symbol from how often each
 symbol followed the same last k symbols in the training pairs, plus a small number `alpha` added
@@ -68,8 +70,8 @@ def seen_in(train_contexts, contexts) -> np.ndarray:
 
 
 def paired_bootstrap(loss_a: np.ndarray, loss_b: np.ndarray, names: Sequence[str], resamples: int = 2000,
-                     seed: int = 0) -> np.ndarray:
+                     seed: int = 0, only: np.ndarray | None = None) -> np.ndarray:
     """Mean loss of model a minus that of model b, on `resamples` resamplings of the names
     (`tinyformer.stats.bootstrap_name_gaps`); `loss_a` and `loss_b` are per-pair losses over
-    the pairs of `names`, in order."""
-    return stats.bootstrap_name_gaps(loss_a, loss_b, names, resamples, seed)
+    the pairs of `names`, in order; `only` keeps some of the pairs (say, the seen windows')."""
+    return stats.bootstrap_name_gaps(loss_a, loss_b, names, resamples, seed, only)

@@ -1,12 +1,16 @@
-"""One example of every figure kind, shaped like the book's uses (used by tests and previews).
+"""One example of every figure kind, shaped like the book's uses: the figure tests draw and
+check each one, `tests/figures/make_previews.py` renders them, and the book's page *The figure
+functions* draws `demo(name)` of each function at every build, beside what `describe` says of it.
 
 The numbers are synthetic (seeded) - the point is the shapes: a 10 x 10 causal head,
 a 4 x 4 encoder, the 3 x 4 cross-attention of teacher forcing, a single query row, 20
-and 5 vocabulary bars, two before/after panels, cost curves, a long loss curve.
+and 5 vocabulary bars, two before/after panels, cost curves, a long loss curve. The wiring
+and unit diagrams are drawn from the engine's own toy models.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -278,3 +282,77 @@ def _wiring_examples() -> dict[str, Example]:
 
 
 EXAMPLES.update(_wiring_examples())
+
+
+# --- one demo per figure function: what a reader of the catalogue sees --------------------
+
+#: For each function of `bookfigures` that draws a figure, the example that shows it best.
+DEMOS: dict[str, str] = {
+    "allowed_context": "units_allowed_context",
+    "attention_heatmap": "heatmap_cross_3x4",
+    "attention_sources": "wiring_sources_self_cross",
+    "bar_sizes": "bar_sizes_log",
+    "cost_curves": "cost_curves",
+    "dataflow_diagram": "dataflow_block",
+    "final_row": "units_final_row",
+    "fitted_cross_weights": "units_fitted_weights",
+    "generation_loop": "wiring_generation_loop",
+    "labelled_points": "labelled_points_27",
+    "line_chart": "line_chart",
+    "loss_curve": "loss_curve_two_with_references",
+    "mask_panels": "mask_panels_families",
+    "matrix_view": "matrix_view",
+    "multihead_diagram": "wiring_multihead",
+    "norm_placement": "wiring_norm_pre",
+    "paired_bars": "paired_bars_losses",
+    "past_and_memory": "units_past_memory",
+    "prefix_means": "units_prefix_means",
+    "probability_bars": "probability_bars_logits",
+    "query_against_keys": "units_query_keys",
+    "reach": "units_reach_window_recurrence",
+    "residual_stream": "wiring_residual_stream",
+    "row_before_after": "row_before_after",
+    "rows_and_features": "wiring_rows_features",
+    "score_grids": "units_score_grids",
+    "shape_diagram": "shape_diagram",
+    "sliding_window": "sliding_window",
+    "step_rows": "step_rows",
+    "two_sequences": "wiring_two_sequences",
+    "value_mixture": "units_value_mixture",
+    "window_inputs": "units_window_inputs",
+    "work_steps": "work_steps",
+}
+
+
+def _returns_figure(name: str) -> bool:
+    annotation = inspect.signature(inspect.unwrap(getattr(bf, name))).return_annotation
+    return annotation in (Figure, "Figure")
+
+
+def figure_functions() -> list[str]:
+    """The public functions of `bookfigures` that return a figure, by name."""
+    return sorted(name for name in bf.__all__ if _returns_figure(name))
+
+
+def helper_functions() -> list[str]:
+    """The public names of `bookfigures` that draw nothing (text alternatives, labels, the style)."""
+    return sorted(name for name in bf.__all__ if not _returns_figure(name))
+
+
+def summary(name: str) -> str:
+    """The first paragraph of the function's docstring, on one line: what it draws or gives."""
+    doc = inspect.getdoc(getattr(bf, name)) or ""
+    return " ".join(doc.split("\n\n", 1)[0].split())
+
+
+def call(name: str) -> str:
+    """How it is called: ``name(required, arguments, …)``, the ellipsis standing for its options."""
+    params = inspect.signature(inspect.unwrap(getattr(bf, name))).parameters.values()
+    required = [p.name for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    optional = len(required) < len(params)
+    return f"{name}({', '.join(required + (['…'] if optional else []))})"
+
+
+def demo(name: str) -> Figure:
+    """The figure function ``name`` drawn from its demo data."""
+    return EXAMPLES[DEMOS[name]].build()

@@ -10,12 +10,13 @@ its middle line), by default the book's heaviest page:
   error appears  a block that raises added there (its box shows on the page)
   error clears   that block fixed (the box is gone, the block's output shows)
 Reports, for each, the median and range of the wall time from saving to seeing, and of the CPU
-time the serve process and its page workers used meanwhile (less disturbed than wall time when
-the machine is shared), with the number of pages each rebuild executed.
+time the serve process tree (its page workers and kept pages) used meanwhile (less disturbed
+than wall time when the machine is shared), with the number of pages each rebuild executed,
+and the proportional memory (PSS) of the serve process tree after the first build and at the end.
 
 Usage: uv run python benchmarks/serve_bench.py [--runs 5] [--chapter docs/part3-decoder.md]
                                                [--engine src/tinyformer/models/decoder_stack.py]
-                                               [--root CHECKOUT]  (another checkout of the book)
+                                               [--root CHECKOUT]  (another checkout: its book and plugin)
 """
 
 from __future__ import annotations
@@ -50,13 +51,14 @@ class Server:
         with self.log.open("w") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
-                cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, stdout=out, stderr=subprocess.STDOUT,
+                # the plugin too comes from the copy (of --root's checkout), not from the installed one
+                cwd=root, env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(root / "src")},
+                stdout=out, stderr=subprocess.STDOUT,
             )
 
     def cpu(self) -> float:
-        """CPU seconds of the serve process and of the page workers it has reaped."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return sum(int(x) for x in fields[11:15]) / TICKS
+        """CPU seconds of the serve process tree (a kept page's processes and what they reaped too)."""
+        return tree_cpu(self.process.pid)
 
     def page(self, path: str) -> str | None:
         try:
@@ -81,6 +83,48 @@ class Server:
         self.process.wait(timeout=60)
 
 
+def _tree(pid: int) -> list[int]:
+    """``pid`` and every live descendant."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of a process tree: each live process's own and its reaped children's."""
+    total = 0
+    for p in _tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / TICKS
+
+
+def tree_pss(pid: int) -> float:
+    """Proportional memory (PSS) of a process tree, in MiB: shared pages split among their users."""
+    total = 0
+    for p in _tree(pid):
+        try:
+            total += sum(int(line.split()[1]) for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines()
+                         if line.startswith("Pss:"))
+        except OSError:
+            pass
+    return total / 1024
+
+
 def middle(text: str) -> tuple[int, int]:
     """(offset of the section heading nearest the middle line, offset of the first sentence of
     prose after it): where the edits go."""
@@ -103,7 +147,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="serve-bench-") as tmp:
         root = Path(tmp)
-        for name in ("docs", "overrides", "src"):
+        for name in ("docs", "overrides", "src", "figures"):
             shutil.copytree(args.root / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
         # pyproject: the engine wheel's version and NumPy requirement; CITATION.cff: numbook-cite
         for name in ("mkdocs.yml", "pyproject.toml", "CITATION.cff"):
@@ -119,6 +163,7 @@ def main() -> None:
         start = time.monotonic()
         server.wait("/", lambda page: True)
         print(f"first build (empty cache) served after {time.monotonic() - start:.1f} s")
+        memory = [tree_pss(server.process.pid)]
         results: dict[str, list[tuple[float, float]]] = {}
 
         def measure(kind: str, save: Callable[[], None], seen: Callable[[str], bool]) -> None:
@@ -150,6 +195,7 @@ def main() -> None:
                     lambda page: f"ValueError: edit {n}" in page and "numbook-error" in page)
             measure("error clears", lambda: chapter.write_text(insert(fixed)),
                     lambda page: f"fixed {n}" in page and "numbook-error" not in page)
+        memory.append(tree_pss(server.process.pid))
         server.stop()
 
     print(f"\nmedian (min-max) of {args.runs} runs: wall s from saving to seeing | CPU s used meanwhile")
@@ -157,6 +203,7 @@ def main() -> None:
         wall, cpu = [w for w, _ in runs], [c for _, c in runs]
         print(f"{kind:14} {statistics.median(wall):5.2f} ({min(wall):.2f}-{max(wall):.2f}) | "
               f"{statistics.median(cpu):5.2f} ({min(cpu):.2f}-{max(cpu):.2f})")
+    print(f"PSS of the serve process tree: {memory[0]:.0f} MiB after the first build, {memory[1]:.0f} MiB at the end")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ wide (`_sketch.WIDTH`) with 10 pt text, in the legend's colours.
   engine's dataflow graph (`tinyformer.models.decoder_stack.dataflow`).
 * `norm_placement`: one block in the pre-norm or the post-norm arrangement, where
   LayerNorm sits read off the engine's graph of that block; `norm_variances` and
-  `prepost_selector` give the row variances the engine computes for each, as a switch.
+  `prepost_rows` give the row variances the engine computes for each (a switch's tables).
 * `generation_loop`: predict -> pick -> append -> predict again, with the prefix (and the
   cache) one position longer at every step.
 * `attention_sources`: where each block of the encoder-decoder takes its queries, and
@@ -521,24 +521,16 @@ def norm_placement(params, x, arrangement: str, layer: int = 0, *, labels: Mappi
     return attach_table(fig, ["where", "what", "shape"], rows)
 
 
-def prepost_selector(name: str, params, x, row_labels: Sequence[str], *, figure: str, layer: int = 0,
-                     label: str = "Arrangement", default: str = "pre") -> str:
-    """A switch between the two arrangements: its table holds the engine's row variances for each.
-
-    The figure `figure` should have a `variant` per arrangement (`norm_placement`); the
-    table under the buttons lists, row by row, the variance of what the attention branch
-    reads and of what the block outputs. Returns the switch's JSON (see `numbook.api.switch`).
-    """
-    from numbook.api import switch, table_spec
-
+def prepost_rows(params, x, row_labels: Sequence[str], layer: int = 0) -> tuple[list[str], dict[str, list[list]]]:
+    """For each arrangement ("pre", "post"), one row per input row: its label, the variance of
+    what the attention branch reads and of what the block outputs (`norm_variances`); with the
+    header. Plain data, for a table or a switch between the arrangements' figures."""
     var = norm_variances(params, x, layer)
     if len(row_labels) != len(np.asarray(x)):
         raise ValueError(f"{len(row_labels)} row labels for {len(np.asarray(x))} rows")
     header = ["row", "variance read by attention", "variance of the output"]
-    tables = {a: table_spec([[lab, float(r), float(o)] for lab, r, o in zip(row_labels, v["read"], v["out"])],
-                            header=header, decimals=3) for a, v in var.items()}
-    return switch(name, label=label, options={"pre": "pre-norm", "post": "post-norm"}, default=default,
-                  figures=[figure], tables=[tables])
+    return header, {a: [[lab, float(r), float(o)] for lab, r, o in zip(row_labels, v["read"], v["out"])]
+                    for a, v in var.items()}
 
 
 # --- the generation loop -------------------------------------------------------------------
@@ -817,7 +809,7 @@ def two_sequences(params, source, prefix) -> Figure:
 
 __all__ = [
     "attention_sources", "attention_sources_alt", "generation_loop", "generation_loop_alt", "multihead_alt",
-    "multihead_diagram", "norm_placement", "norm_placement_alt", "norm_variances", "prepost_selector",
+    "multihead_diagram", "norm_placement", "norm_placement_alt", "norm_variances", "prepost_rows",
     "residual_stream", "residual_stream_alt", "rows_and_features", "rows_and_features_alt", "two_sequences",
     "two_sequences_alt",
 ]

@@ -158,9 +158,6 @@ def variant(key: str, fig: Any, *, alt: str, caption: str | None = None, narrow:
         rec.variant_figures.append(fig)  # left open in pyplot, it is still not "the" figure
         if narrow is not None:
             rec.variant_figures.append(narrow)
-        if rec.aside is not None:  # drawn and checked in another process while the block goes on
-            rec.variants.append(rec.aside.variant(str(key), fig, str(alt), text, narrow))
-            return fig
         rec.variants.append(variant_output(str(key), fig, str(alt), text, narrow))
         rec.other_figures.append((str(key), fig))
         if narrow is not None:

@@ -13,7 +13,6 @@ A host (the MkDocs plugin, or another site generator's adapter) does three thing
 from __future__ import annotations
 
 import dataclasses
-import functools
 import html
 import logging
 import os
@@ -36,12 +35,11 @@ from .render import PageContext, RenderOptions, data_dir, figures_dir, render_pa
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
-# The same front matter rule as MkDocs (mkdocs.utils.meta), so line numbers agree.
-#: A page's wall-clock backstop, as a multiple of its CPU time limit when none is set: far
-#: above what a page that computes needs on a machine shared with other work, short enough
-#: that a block waiting forever does not hold the build for long.
-WALL_FACTOR = 10
+#: A page's wall-clock backstop when none is set: a page that used almost no CPU time in
+#: this many seconds of wall-clock time waits on something and is stopped (`numbook.pool`).
+WALL_TIMEOUT = 60.0
 
+# The same front matter rule as MkDocs (mkdocs.utils.meta), so line numbers agree.
 _FRONT_MATTER = re.compile(r"^-{3}[ \t]*\n(.*?\n)(?:\.{3}|-{3})[ \t]*\n", re.UNICODE | re.DOTALL)
 
 
@@ -68,7 +66,7 @@ class Settings:
     cache_dir: str
     workers: int
     timeout: float  # seconds of CPU time a page may use
-    wall_timeout: float | None = None  # seconds of wall-clock time; None: WALL_FACTOR x timeout
+    wall_timeout: float = WALL_TIMEOUT  # seconds of wall-clock time with almost no CPU time: waiting
     decimals: int = 3
     watch: Sequence[str] = ("src",)
     dark_colors: Mapping[str, str] = field(default_factory=dict)
@@ -80,6 +78,8 @@ class Settings:
     figure_min_text_px: float = 0.0  # a figure's variants scroll rather than shrink their text below this
     link_packages: Sequence[str] = ()  # teaching code's calls into these link to their source
     figure_check: str | None = None  # "module:function" run on every figure made (`runner.PageJob`)
+    env: Sequence[str] = ()  # environment variables the project's code reads: inputs of every page
+    outputs: Sequence[str] = ()  # directories the build writes (the site): never inputs
 
 
 @dataclass(frozen=True)
@@ -115,17 +115,12 @@ class _Page:
         return page_heading(settings.heading_format, settings.page_label, self.number, self.title)
 
 
-#: Parsing is a pure function of the text: under `mkdocs serve` each save parses only the
-#: pages that changed (nothing downstream changes a ParsedPage).
-_parse_page = functools.lru_cache(maxsize=256)(parse_page)
-
-
 class Book:
     """One build's worth of pages; create a new one for each build."""
 
-    def __init__(self, settings: Settings, checkpoints: Any = None) -> None:
+    def __init__(self, settings: Settings, kept: Any = None) -> None:
         self.settings = settings
-        self.checkpoints = checkpoints  # numbook.pool.Checkpoints under `mkdocs serve`, kept between builds
+        self.kept = kept  # numbook.pool.KeptPages under `mkdocs serve`, kept between builds
         self.pages: dict[str, _Page] = {}
         self.figures: dict[str, FigureInfo] = {}
         self.first_section: dict[str, int] = {}  # src_uri -> number of its first ## section
@@ -170,7 +165,7 @@ class Book:
             body, meta, offset = split_front_matter(page.source.replace("\r\n", "\n"))
             display = self._display_path(page.src_uri)
             number, title, prefix = (meta.get(k) for k in ("number", "title", "figure_prefix"))
-            parsed = _parse_page(body, display, offset)
+            parsed = parse_page(body, display, offset)
             self.pages[page.src_uri] = _Page(
                 page.src_uri, display, body, offset, None if number is None else str(number), parsed,
                 errors=list(parsed.errors), title=None if title is None else str(title),
@@ -266,7 +261,7 @@ class Book:
         Returns the files the cached pages publish."""
         s = self.settings
         self._cache = Cache(s.cache_dir, s.root)
-        environment = environment_fingerprint()
+        environment = environment_fingerprint(s.env)
         # what changes a page's outputs, or which files its cache entry tracks
         settings = {"decimals": s.decimals, "link_packages": list(s.link_packages), "watch": list(s.watch),
                     "figure_check": s.figure_check}
@@ -274,6 +269,8 @@ class Book:
         rank = {src_uri: i for i, src_uri in enumerate(run_order)}
         jobs, files = [], []
         for p in sorted(self.pages.values(), key=lambda p: (rank.get(p.src_uri, len(rank)), p.src_uri)):
+            if self.kept is not None:
+                self.kept.saw(p.src_uri, p.parsed.cells)  # where the author edits it
             if not p.parsed.cells or p.errors:
                 continue  # nothing to run, or the page is already known to be broken
             key = page_key(p.src_uri, p.parsed.cells, environment, settings)
@@ -298,18 +295,18 @@ class Book:
                     watch=watch,
                     decimals=s.decimals,
                     timeout=cpu_limit,
-                    wall_timeout=s.wall_timeout or WALL_FACTOR * cpu_limit,
+                    wall_timeout=s.wall_timeout,
                     link_packages=tuple(s.link_packages),
                     figure_check=s.figure_check,
-                    figures_aside=True,
                     environment=environment,  # a kept page (serve) resumes only under the same
+                    outputs=tuple(os.path.abspath(d) for d in [s.cache_dir, *s.outputs]),
                 )
             )
         if jobs:
             from .pool import PagePool, preimport  # (nor multiprocessing)
 
-            preimport(s.workers)
-            self._pool = PagePool(jobs, s.workers, self.checkpoints)
+            preimport(s.workers, s.root)
+            self._pool = PagePool(jobs, s.workers, self.kept)
         else:
             self._log_runs()
         return files
@@ -320,6 +317,9 @@ class Book:
         files: list[GeneratedFile] = []
         for src_uri, run in sorted(self._pool.take_finished().items()):
             self.executed.append(src_uri)
+            if run.changed:
+                log.warning("numbook: %s read %s, which changed while it ran: its outputs are not kept "
+                            "(the next build runs it again)", self.display[src_uri], ", ".join(run.changed))
             if run.error is None:
                 self.timings[src_uri] = (run.started, run.finished)
                 self._cache.put(src_uri, self._keys[src_uri], run)
@@ -343,9 +343,9 @@ class Book:
 
     def _log_runs(self) -> None:
         resumed = []
-        if self.checkpoints is not None:
-            resumed = [f"{self.display[p]} from block {self.checkpoints.resumed[p] + 1}"
-                       for p in self.executed if self.checkpoints.resumed.get(p)]
+        if self.kept is not None:
+            resumed = [f"{self.display[p]} from block {self.kept.resumed[p] + 1}"
+                       for p in self.executed if self.kept.resumed.get(p)]
         log.info("numbook: %d pages executed, %d from cache%s", len(self.executed), len(self.from_cache),
                  f" ({', '.join(resumed)}: the blocks before were kept)" if resumed else "")
 
@@ -381,6 +381,11 @@ class Book:
                 if item["type"] in ("export", "widget"):
                     add(f"{data_dir(p.src_uri)}{item['name']}.json", item["json"])
         return files
+
+    def inputs(self) -> set[str]:
+        """Every project file the pages' runs read (absolute paths): `mkdocs serve` watches them."""
+        root = self.settings.root
+        return {os.path.join(root, dep) for p in self.pages.values() if p.run is not None for dep in p.run.deps}
 
     def page_errors(self, src_uri: str) -> list[CellError]:
         p = self.pages.get(src_uri)

@@ -2,11 +2,13 @@
 
 Key (sha256) = the page's path, its cells (code, options, inline expressions — not its
 prose), the plugin's own source, the Python version, the installed NumPy and matplotlib
-(their files as their installer recorded them, else their versions), and the
-config that shapes outputs or decides whether they pass (``decimals``, ``link_packages``,
-``figure_check``: turning a check on runs every page under it). An entry also lists the project files the
-page imported or opened, each with its sha256: the entry is valid only while they all
-still match, so editing an engine module re-runs exactly the pages that use it.
+(their files as their installer recorded them, else their versions), the values of the
+environment variables the build reads (the ``env`` option), and the config that shapes
+outputs or decides whether they pass (``decimals``, ``link_packages``, ``figure_check``:
+turning a check on runs every page under it). An entry also lists every project file the
+page's process read, each with its sha256 when read: the entry is valid only while they all
+still match, so editing an engine module re-runs exactly the pages that use it. A run during
+which one of them changed is not stored.
 
 Entries are JSON, written atomically (temporary file + ``os.replace``), and start
 with a checksum of the rest: a truncated or garbled entry is detected, logged and
@@ -26,6 +28,7 @@ from dataclasses import asdict
 from importlib import metadata
 
 from .cells import CodeCell, InlineCell, PageRun
+from .inputs import environment_values
 from .stored import read_checked, sha256_file, write_checked
 
 log = logging.getLogger("mkdocs.plugins.numbook")
@@ -50,13 +53,15 @@ def _installed(dist: str) -> str:
     return "version " + str(found.version)
 
 
-def environment_fingerprint() -> str:
-    """Hash of what, besides a page's own code, decides its outputs."""
+def environment_fingerprint(variables: Iterable[str] = ()) -> str:
+    """Hash of what, besides a page's own code and the files it reads, decides its outputs:
+    the installed libraries, numbook's source, and the environment variables ``variables``."""
     h = hashlib.sha256()
     h.update(f"format {FORMAT_VERSION}\npython {sys.version}\n".encode())
     for dist in ("numpy", "matplotlib"):
         h.update(f"{dist} {_installed(dist)}\n".encode())
     h.update(numbook_source(skip=_NOT_PLUGIN).encode())
+    h.update(json.dumps(environment_values(variables), sort_keys=True).encode())
     return h.hexdigest()
 
 
@@ -135,7 +140,7 @@ class Cache:
         except Exception as exc:  # noqa: BLE001 - any damage means: do not serve it
             log.info("numbook: damaged cache entry %s (%s); recomputing", path, exc)
             return None
-        if run.error is not None:
+        if run.error is not None or run.changed:
             return None
         for dep, digest in run.deps.items():
             if self._file_hash(os.path.join(self.root, dep)) != digest:
@@ -143,8 +148,9 @@ class Cache:
         return run
 
     def put(self, src_uri: str, key: str, run: PageRun) -> None:
-        """Store a successful run atomically, replacing older entries for the same page."""
-        if run.error is not None:
+        """Store a successful run atomically, replacing older entries for the same page (not
+        one whose inputs changed while it ran)."""
+        if run.error is not None or run.changed:
             return
         data = run.to_dict()
         data["started"] = data["finished"] = 0.0

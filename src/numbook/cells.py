@@ -1,7 +1,7 @@
 """Plain data that flows through numbook: parsed cells, their outputs, errors.
 
-Everything here is a dataclass of strings, numbers, lists and dicts so that it can be
-pickled from a worker process and written to the JSON cache without custom code.
+Everything here is a dataclass of strings, numbers, lists and dicts, so that a page's run
+goes from its worker to the host, and into the cache, as plain JSON.
 """
 
 from __future__ import annotations
@@ -181,7 +181,8 @@ class PageRun:
 
     outputs: list[CellOutput] = field(default_factory=list)
     error: CellError | None = None
-    deps: dict[str, str] = field(default_factory=dict)  # project file (relative to root) -> sha256
+    deps: dict[str, str] = field(default_factory=dict)  # project file (relative to root) -> sha256 when read
+    changed: list[str] = field(default_factory=list)  # deps whose bytes changed before the run ended
     started: float = 0.0  # time.monotonic() in the worker; not cached
     finished: float = 0.0
 
@@ -210,6 +211,7 @@ class PageRun:
             outputs=outputs,
             error=err,
             deps=dict(data["deps"]),
+            changed=list(data.get("changed", [])),
             started=data.get("started", 0.0),
             finished=data.get("finished", 0.0),
         )

@@ -15,14 +15,13 @@ class NumbookConfig(base.Config):
     cache_dir = c.Type(str, default=".cache/numbook")
     #: Reuse each page's Markdown conversion (under ``cache_dir``) while its final Markdown,
     #: the Markdown extensions and what they read are unchanged (`numbook.rendermemo`): a
-    #: warm build or a save under ``mkdocs serve`` converts only the pages that changed. The
-    #: theme's compiled templates are kept there too (Jinja's bytecode cache).
+    #: warm build or a save under ``mkdocs serve`` converts only the pages that changed.
     markdown_cache = c.Type(bool, default=True)
-    #: Under ``mkdocs serve``, an edited page runs from the last state before its first changed
-    #: block instead of from the start: each page that runs is kept as processes holding its
-    #: state before a block once every this many seconds of CPU time (at most 16 per page).
-    #: 0: every edited page runs from the start, as in a build. Linux only (elsewhere: 0).
-    checkpoint_interval = c.Type((int, float), default=0.4)
+    #: Under ``mkdocs serve``, a page whose block was edited keeps its state before that block
+    #: (one process per page, waiting): the next save of that block, or of a later one, runs
+    #: the page from there instead of from the start. False: every edited page runs from the
+    #: start, as in a build. Linux only.
+    keep_pages = c.Type(bool, default=True)
     #: Pages executed at the same time, each in its own process. Default: the CPU count.
     workers = c.Optional(c.Type(int))
     #: Seconds of CPU time a page may use before it is stopped and reported. CPU time,
@@ -31,18 +30,22 @@ class NumbookConfig(base.Config):
     #: largest, when several blocks give one): more for a slow page, less while previewing
     #: code that may never stop.
     timeout = c.Type((int, float), default=60)
-    #: The backstop for a block that waits forever (on input, a lock, a sleep): a page that
-    #: uses almost no CPU time for this many seconds of wall-clock time is stopped. A page
-    #: that computes is never stopped by it, however busy the machine. Default: ten times the
-    #: page's CPU time limit.
-    wall_timeout = c.Optional(c.Type((int, float)))
+    #: The backstop for a block that waits (on input, a lock, a sleep): a page that used almost
+    #: no CPU time (under 1 %) in the last this many seconds of wall-clock time is stopped. A
+    #: page that computes is never stopped by it, however busy the machine.
+    wall_timeout = c.Type((int, float), default=60)
     #: Digits after the decimal point for every float in tables and inline values
     #: (see ``numbook.format``).
     decimals = c.Type(int, default=3)
-    #: Directories (relative to mkdocs.yml) holding the project's own modules and data:
-    #: put on ``sys.path`` for blocks, tracked by the cache (a page re-runs when a file
-    #: under them that it imported or opened changes), and watched by ``mkdocs serve``.
+    #: Directories (relative to mkdocs.yml) holding the project's own modules: put on
+    #: ``sys.path`` for blocks and watched by ``mkdocs serve``. (What the cache tracks is not
+    #: limited to them: every file under the project that a page's process reads.)
     watch = c.ListOfItems(c.Type(str), default=["src"])
+    #: The environment variables the project's code reads (the figures' ``BOOK_MPLSTYLE``):
+    #: their values are inputs of every page, of the page cache, of kept pages and of the
+    #: stored conversions. One list for the whole project: a test of the book checks that
+    #: every variable its code reads is named here.
+    env = c.ListOfItems(c.Type(str), default=[])
     #: ``"module:attribute"`` naming a dict ``{"#rrggbb": "#rrggbb"}`` that turns a
     #: light figure into its dark variant. Default: a small map from black inks to light.
     dark_colors = c.Optional(c.Type(str))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import io
-import functools
 import json
 import math
 import re
@@ -145,20 +144,10 @@ def figure_output(
     )
 
 
-def variant_output(key: str, fig: Any, alt: str, caption: str | None, narrow: Any = None, *,
-                   draw: bool = True) -> dict[str, Any]:
-    """One other version of a block's figure, for a widget to switch to (see `numbook.api.variant`).
-
-    ``draw=False``: everything but the drawings, whose places hold `PENDING` (drawn elsewhere)."""
-    def svg(f: Any) -> str | None:
-        return None if f is None else svg_of(f) if draw else PENDING
-
-    return {"key": key, "svg": svg(fig), "alt": alt, "caption": caption, "narrow_svg": svg(narrow),
-            **_data_of(fig, None, f"figure variant {key!r}")}
-
-
-#: A variant's drawing that is being made in another process (`numbook.runner.FiguresAside`).
-PENDING = "numbook: drawing pending"
+def variant_output(key: str, fig: Any, alt: str, caption: str | None, narrow: Any = None) -> dict[str, Any]:
+    """One other version of a block's figure, for a widget to switch to (see `numbook.api.variant`)."""
+    return {"key": key, "svg": svg_of(fig), "alt": alt, "caption": caption,
+            "narrow_svg": None if narrow is None else svg_of(narrow), **_data_of(fig, None, f"figure variant {key!r}")}
 
 
 def dark_variant(svg: str, colors: Mapping[str, str]) -> str:
@@ -223,7 +212,6 @@ def _attr(tag: str, name: str) -> str | None:
     return m.group(1) if m else None
 
 
-@functools.lru_cache(maxsize=512)
 def svg_size(svg: str) -> tuple[float, float, float] | None:
     """(width, height) in CSS pixels at natural size, and the viewBox width; None if unknown.
 
@@ -247,7 +235,6 @@ def svg_size(svg: str) -> tuple[float, float, float] | None:
     return size[0], size[1], box_size[0] if box_size else size[0]
 
 
-@functools.lru_cache(maxsize=512)  # every build measures every figure of every page
 def smallest_font(svg: str) -> float | None:
     """The smallest font size used by the SVG's text, in its own (viewBox) units."""
     sizes = [float(m.group(1)) for m in _FONT_SIZE.finditer(svg)]

@@ -32,8 +32,11 @@ to the notebook. The download link, when JavaScript runs, writes in the address 
 included) as seen from the site that served the page.
 
 Around mkdocs-jupyter's cache (``.cache/mkdocs-jupyter``, which it writes in place and
-reads back without a check): before each build a damaged entry, such as an interrupted
-write leaves, is dropped with a one-line warning, and the notebook is converted again.
+reads back without a check, then publishes): each entry it writes is signed after the build
+(a ``.mac`` file beside it: the HMAC of `numbook.stored`, under this user's key), and before
+each build an entry without a valid signature (damaged by an interrupted write, rewritten,
+or restored from elsewhere) is dropped, with a one-line warning, and the notebook is
+converted again.
 
 It knows nothing about the book's subject. List it after ``mkdocs-jupyter`` and before
 ``numbook-katex`` in ``mkdocs.yml``.
@@ -43,6 +46,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import hmac
 import html
 import json
 import logging
@@ -56,12 +60,13 @@ from markdown.extensions.toc import unique
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
 
 from .preview import log_recovered, log_shown_on_page
 from .render import ShownProblem, problems_summary
+from .stored import mac
 from .wheel import Wheel, build_wheel
 
 log = logging.getLogger("mkdocs.plugins.numbook.notebooks")
@@ -165,18 +170,31 @@ def fold_hidden_cells(html_text: str, notebook: dict, summary: str) -> str:
     return html_text
 
 
-def drop_damaged_cache_entries(cache_dir: Path) -> list[Path]:
-    """Delete the entries of mkdocs-jupyter's cache that it could not read back.
+def _signature(path: Path) -> Path:
+    return path.with_name(path.name + ".mac")
 
-    mkdocs-jupyter writes each entry in place and reads it with a bare ``json.loads``, so a
-    write cut short (a full disk, an interrupted build) crashes every later build. An entry
-    it cannot use is deleted here instead, with a one-line warning that does not stop a
-    strict build (the build has put it right); the notebook is then converted again.
+
+def drop_damaged_cache_entries(cache_dir: Path) -> list[Path]:
+    """Delete the entries of mkdocs-jupyter's cache that it must not read back.
+
+    mkdocs-jupyter writes each entry in place, reads it with a bare ``json.loads`` and
+    publishes its HTML: a write cut short (a full disk, an interrupted build) crashes every
+    later build, and a rewritten entry would be published as it is. An entry that is not
+    signed by `sign_cache_entries` under this user's key, or that mkdocs-jupyter could not
+    use, is deleted here instead, with a one-line warning that does not stop a strict build
+    (the build has put it right); the notebook is then converted again.
     """
     dropped = []
     for path in sorted(cache_dir.glob("*.json")) if cache_dir.is_dir() else []:
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
+            data = path.read_bytes()
+            try:
+                signature = _signature(path).read_text(encoding="ascii").strip()
+            except OSError:
+                signature = ""
+            if not hmac.compare_digest(signature, mac(data)):
+                raise ValueError("not signed under this user's key")
+            entry = json.loads(data.decode("utf-8"))
             if not isinstance(entry, dict) or not isinstance(entry.get("content"), str):
                 raise ValueError("no page content in it")
             get_toc(entry["toc_tokens"])
@@ -184,8 +202,22 @@ def drop_damaged_cache_entries(cache_dir: Path) -> list[Path]:
             reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:100]
             log_recovered(log, f"numbook-notebooks: damaged mkdocs-jupyter cache entry {path} ({reason}); dropped, the notebook is converted again")
             path.unlink(missing_ok=True)
+            _signature(path).unlink(missing_ok=True)
             dropped.append(path)
     return dropped
+
+
+def sign_cache_entries(cache_dir: Path, trusted: set[Path]) -> None:
+    """Sign the entries mkdocs-jupyter wrote in this build (those not ``trusted`` before it);
+    drop the signatures of entries it deleted."""
+    if not cache_dir.is_dir():
+        return
+    for path in sorted(cache_dir.glob("*.json")):
+        if path not in trusted:
+            _signature(path).write_text(mac(path.read_bytes()) + "\n", encoding="ascii")
+    for signature in cache_dir.glob("*.json.mac"):
+        if not signature.with_name(signature.name[: -len(".mac")]).exists():
+            signature.unlink(missing_ok=True)
 
 
 def cell_source(cell: dict) -> str:
@@ -287,10 +319,14 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.shown: dict[str, ShownProblem] = {}  # under `mkdocs serve`: a page's problem, shown on it
         self.notebooks: dict[str, str] = {}  # published .ipynb path in the site -> its source
         self.wheel: Wheel | None = None
+        self.jupyter_cache: Path | None = None
+        self.trusted: set[Path] = set()  # the cache's entries signed before this build
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None and jupyter.config.get("cache"):
             # a relative cache_dir is relative to the working directory, as mkdocs-jupyter reads it
-            drop_damaged_cache_entries(Path(jupyter.config["cache_dir"]))
+            self.jupyter_cache = Path(jupyter.config["cache_dir"]).resolve()
+            drop_damaged_cache_entries(self.jupyter_cache)
+            self.trusted = set(self.jupyter_cache.glob("*.json")) if self.jupyter_cache.is_dir() else set()
 
     def on_files(self, files, *, config):
         wanted = self.config.wheel
@@ -394,7 +430,10 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         self.notebooks[dest] = json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"  # as nbformat writes
         return address
 
+    @event_priority(-100)  # after mkdocs-jupyter's own (it deletes the entries it did not use)
     def on_post_build(self, *, config) -> None:
+        if self.jupyter_cache is not None:
+            sign_cache_entries(self.jupyter_cache, self.trusted)
         site = Path(config.site_dir)
         out = site / self.config.css_dir
         for name, css in sorted(self.stylesheets.items()):

@@ -4,7 +4,8 @@ Hooks: ``on_startup`` learns whether we are serving, ``on_config`` reads which M
 extensions the site has and pins the build date (`pin_build_date`; ``on_post_build``
 and ``on_build_error`` take it back), ``on_files`` runs every page up front (in
 parallel, cached) and adds the generated figures and data files, ``on_page_markdown``
-renders each page, and ``on_serve`` watches the project's module directories.
+renders each page, and ``on_serve`` (then ``on_post_build``) watches the project's module
+directories and every other file a page read (`Book.inputs`, the stored conversions' reads).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .errors import format_errors
 from .figures import DEFAULT_DARK_COLORS
 from .preview import log_shown_on_page
 from .render import RenderOptions
-from .rendermemo import RenderMemo, remember_highlighting
+from .rendermemo import RenderMemo
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
@@ -111,8 +112,9 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self._pinned_date: str | None = None  # the SOURCE_DATE_EPOCH this build set
         self.nav_titles: dict[str, str] = {}  # src_uri -> title in the navigation, in nav order
         self.memo: RenderMemo | None = None
-        self.checkpoints: Any = None  # numbook.pool.Checkpoints while serving
-        self._serve_builds = 0
+        self.kept: Any = None  # numbook.pool.KeptPages while serving
+        self.server: Any = None  # `mkdocs serve`'s live-reload server
+        self._watched: set[str] = set()
 
     @property
     def pages_executed(self) -> int:
@@ -126,9 +128,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
-        self._serve_builds = 0
-        if not self.serving:
-            self.on_shutdown()  # (MkDocs keeps a plugin from one command to the next in a process)
+        self.on_shutdown()  # a new command (MkDocs keeps a plugin from one command to the next in a process)
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig | None:
         self._unpin_date()
@@ -163,7 +163,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             cache_dir=os.path.join(root, self.config.cache_dir),
             workers=self.config.workers or os.cpu_count() or 1,  # (numbook.pool loads only if a page runs)
             timeout=float(self.config.timeout),
-            wall_timeout=float(self.config.wall_timeout) if self.config.wall_timeout else None,
+            wall_timeout=float(self.config.wall_timeout),
             decimals=self.config.decimals,
             watch=tuple(self.config.watch),
             dark_colors=colors,
@@ -175,6 +175,8 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             figure_min_text_px=float(self.config.figure_min_text_px),
             link_packages=tuple(self.config.source_links),
             figure_check=self._figure_check(),
+            env=tuple(self.config.env),
+            outputs=(config.site_dir,),
         )
 
     def _figure_check(self) -> str | None:
@@ -192,13 +194,11 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         if gallery and files.get_file_from_path(gallery) is None:
             raise PluginError(f"numbook: figure_gallery is {gallery!r}, which is not a page of the docs directory")
         settings = self._settings(config)
-        self.book = Book(settings, self._checkpoints())
+        self.book = Book(settings, self._kept_pages())
         self.memo = None
         if self.config.enabled and self.config.markdown_cache:
-            remember_highlighting()
-            self.memo = RenderMemo(
-                os.path.join(settings.cache_dir, "markdown"), settings.root, [config.site_dir, settings.cache_dir]
-            )
+            self.memo = RenderMemo(os.path.join(settings.cache_dir, "markdown"), settings.root,
+                                   [config.site_dir, settings.cache_dir], list(settings.env))
         docs = sorted(files.documentation_pages(), key=reading_order(config.nav))
         pages = [SourcePage(f.src_uri, f.content_string) for f in docs]
         # with a nav, only the pages in it are published: references link to no other
@@ -211,21 +211,20 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self._publish(generated, files, config)
         return files
 
-    def _checkpoints(self) -> Any:
-        """Kept pages while serving (made at the second build, kept from build to build: the
-        pages the first build runs are not being edited yet), else None."""
-        if self.checkpoints is None and self.serving and self.config.enabled and self.config.checkpoint_interval > 0:
-            from .pool import Checkpoints, checkpoints_supported
+    def _kept_pages(self) -> Any:
+        """The states of the pages being edited while serving (kept from build to build), else None."""
+        if self.kept is None and self.serving and self.config.enabled and self.config.keep_pages:
+            from .pool import KeptPages, kept_pages_supported
 
-            self._serve_builds += 1
-            if checkpoints_supported() and self._serve_builds > 1:
-                self.checkpoints = Checkpoints(float(self.config.checkpoint_interval))
-        return self.checkpoints
+            if kept_pages_supported():
+                self.kept = KeptPages()
+        return self.kept
 
     def on_shutdown(self) -> None:
-        if self.checkpoints is not None:
-            self.checkpoints.close()
-            self.checkpoints = None
+        if self.kept is not None:
+            self.kept.close()
+            self.kept = None
+        self.server, self._watched = None, set()
 
     def _refuse_unexecuted(self) -> None:
         """A disabled plugin is a prose preview for `mkdocs serve`: a build would publish
@@ -339,18 +338,12 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             self._publish(self.book.collect(), files, config)
             if self.book.errors and self.config.enabled:
                 log_shown_on_page(log, format_errors(self.book.errors))  # serving: once per build
-        if self.memo is not None and getattr(env, "bytecode_cache", False) is None:  # a Jinja environment
-            # the theme's templates compile once, not in every build (Jinja checks their source)
-            from jinja2 import FileSystemBytecodeCache
-
-            directory = os.path.join(self.book.settings.cache_dir, "templates")
-            os.makedirs(directory, exist_ok=True)
-            env.bytecode_cache = FileSystemBytecodeCache(directory)
         return env
 
     @event_priority(-100)  # after every plugin that writes pages (mkdocs-redirects' redirects too)
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         self._unpin_date()
+        self._watch_inputs(config)
         if self.config.permalinks and self.config.enabled and not self.serving:
             self._check_permalinks(config)
 
@@ -374,4 +367,20 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             path = os.path.join(root, w)
             if os.path.isdir(path):
                 server.watch(path)
+        self.server = server
+        self._watch_inputs(config)
         return server
+
+    def _watch_inputs(self, config: MkDocsConfig) -> None:
+        """`serve` rebuilds when any file a page's run or conversion read changes: each one
+        outside the directories it watches already (the docs, ``watch``) is watched too."""
+        if self.server is None or self.book is None:
+            return
+        root = os.path.dirname(os.path.abspath(config.config_file_path or "mkdocs.yml"))
+        watched = [config.docs_dir, *(os.path.join(root, w) for w in [*self.config.watch, *config.watch])]
+        files = self.book.inputs() | (self.memo.read if self.memo is not None else set())
+        for path in sorted(files - self._watched):
+            inside = any(path.startswith(os.path.abspath(d).rstrip(os.sep) + os.sep) for d in watched)
+            if not inside and os.path.isfile(path):
+                self.server.watch(path, recursive=False)
+            self._watched.add(path)

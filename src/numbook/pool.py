@@ -1,66 +1,67 @@
-"""Run pages in parallel, one fresh forked process per page, with time limits.
+"""Run pages in parallel, one fresh forked process per page, with time limits; under
+`mkdocs serve`, keep one state of each page being edited (`KeptPages`).
 
-The parent (the MkDocs process) has imported NumPy and matplotlib (Agg) once; each
-child is forked from it, so a page starts in milliseconds with those imports done,
-and no page can see another page's state. Children report which cell they are
-running, so a page that runs too long is stopped and reported at the right block.
-
-A page is limited by the CPU time its own process uses (``RLIMIT_CPU``: the kernel stops
-it), not by the clock: on a machine busy with other work a page takes longer but uses
-the same CPU time, so a busy machine never fails a build. A wall-clock backstop catches a
-block that waits forever (on a lock, a pipe, a ``sleep``): a page is stopped when a whole
-``wall_timeout`` passes in which it used almost no CPU time. A page that computes, however
-slowly a crowded machine lets it, keeps using CPU time and is never stopped by the clock
-(where the system does not say how much CPU time a process used, the backstop is a plain
-deadline).
+Each child is forked from the host (the MkDocs process), which has imported NumPy and
+matplotlib once, so a page starts in milliseconds and no page sees another's state. A child
+talks to the host in lines of JSON over a socket pair made before the fork (no name in the
+file system, nothing unpickled), and says which cell it runs, so a page is stopped and
+reported at the right block. A page is limited by the CPU time it uses (``RLIMIT_CPU``), not
+by the clock, so a busy machine never fails a build; a wall-clock backstop (`waiting`) stops
+a page that waits (a lock, a pipe, a ``sleep``).
 """
 
 from __future__ import annotations
 
 import ctypes
 import gc
-import hashlib
+import json
 import linecache
-import multiprocessing
 import math
 import os
 import resource
 import select
-import shutil
 import signal
 import socket
 import sys
-import tempfile
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from . import inputs
 from .cells import CellError, CodeCell, InlineCell, PageRun
-from .runner import PageJob, PageState, execute
+from .runner import PageJob, PageState, execute, job_from_data, job_to_data
 from .stored import sha256_file
 
-
 _BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
 _PREIMPORTED = False
 
+WAITING_CPU_SHARE = 0.01  # of the backstop's wall-clock time in CPU time: a page below it may be waiting
+SAMPLES_PER_BACKSTOP = 12  # how often the host looks at a running page in a backstop's time
+#: At most this many pages keep a state under `serve` (the ones edited last).
+MAX_KEPT_PAGES = 2
 
-def preimport(workers: int = 1) -> None:
+
+def preimport(workers: int = 1, root: str | None = None) -> None:
     """Import what most pages need once, in the parent, before forking.
 
     Also draw one throwaway figure to SVG, so the SVG backend and the default font are
     loaded once here rather than in every child. If NumPy is not imported yet, its BLAS
     threads are limited so that ``workers`` pages side by side do not oversubscribe the
-    CPUs (variables already set by the user win).
+    CPUs (variables already set by the user win). The project files read meanwhile (under
+    ``root``: a ``matplotlibrc`` there, say) are inputs of every page (`inputs.inherited`).
     """
     global _PREIMPORTED
     if _PREIMPORTED:
         return
     _PREIMPORTED = True
+    with inputs.recording(inputs.Reads(root or os.getcwd())) as reads:
+        _warm_up(workers)
+    inputs.inherited.update(reads.files)
+
+
+def _warm_up(workers: int) -> None:
     if "numpy" not in sys.modules:
         threads = str(max(1, (os.cpu_count() or 1) // max(1, workers)))
         for var in _BLAS_THREADS:
@@ -79,6 +80,9 @@ def preimport(workers: int = 1) -> None:
     plt.close(fig)
 
 
+# --- the processes ---------------------------------------------------------------------
+
+
 def _limit_cpu(seconds: float) -> None:
     """Have the kernel stop this process once it has used ``seconds`` of CPU time.
 
@@ -92,45 +96,282 @@ def _limit_cpu(seconds: float) -> None:
     signal.signal(signal.SIGXCPU, signal.SIG_DFL)
 
 
-def _child(job: PageJob, conn: Connection) -> None:
-    _limit_cpu(job.timeout)
-    try:
-        _run_and_send(job, conn)
-    finally:
-        conn.close()
+def kept_pages_supported() -> bool:
+    """A kept state needs fork and a child that ends with its parent (Linux's prctl)."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
 
 
-def _run_and_send(job: PageJob, conn: Connection, checkpoint: Any = None) -> None:
+def _end_with_parent() -> None:
+    """Have the kernel kill this process when its parent ends (Linux; elsewhere nothing)."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it ended before the line above
+        os._exit(1)
+
+
+class Channel:
+    """Lines of JSON over one end of a socket pair that a fork shared: no file name, no pickle."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self._buffer = b""
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sock.sendall(json.dumps(message).encode() + b"\n")
+
+    def receive(self) -> list[dict[str, Any]] | None:
+        """The messages that have arrived (reads what is there, after select said so); None at
+        the end (every process that held the other end has ended)."""
+        data = self.sock.recv(1 << 20)
+        if not data:
+            return None
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        return [json.loads(line) for line in lines]
+
+    def next(self) -> dict[str, Any] | None:
+        """The next message, waiting for it (a kept state waiting for work); None at the end."""
+        while b"\n" not in self._buffer:
+            data = self.sock.recv(1 << 20)
+            if not data:
+                return None
+            self._buffer += data
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _fork(body: Callable[[Channel], None]) -> tuple[int, Channel]:
+    """A child process that runs ``body`` with its end of a new channel, then exits (never
+    returning into the host's code); returns its pid and the host's end."""
+    host, child = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        host.close()
+        try:
+            body(Channel(child))
+        finally:
+            os._exit(0)
+    child.close()
+    return pid, Channel(host)
+
+
+def _run_and_send(job: PageJob, channel: Channel, keeper: _Keeper | None = None) -> None:
     """Run the page and send its run, or how numbook itself crashed, to the host."""
     try:
-        run = execute(job, progress=lambda i: conn.send(("cell", i)), checkpoint=checkpoint)
-        conn.send(("done", run))
-    except BaseException:  # noqa: BLE001 - a crash must reach the parent as a message
+        run = execute(job, progress=lambda i: channel.send({"cell": i}),
+                      checkpoint=None if keeper is None else keeper.checkpoint)
+        channel.send({"done": run.to_dict()})
+    except BaseException:  # noqa: BLE001 - a crash must reach the host as a message
         try:
-            conn.send(("crash", traceback.format_exc()))
+            channel.send({"crash": traceback.format_exc()})
         except Exception:  # noqa: BLE001
             pass
+
+
+def _page_process(job: PageJob, keep_at: int | None) -> Callable[[Channel], None]:
+    def body(channel: Channel) -> None:
+        _end_with_parent()
+        _limit_cpu(job.timeout)
+        _run_and_send(job, channel, None if keep_at is None else _Keeper(channel, keep_at))
+    return body
+
+
+class _Keeper:
+    """In a kept page's process: at the block ``keep_at`` it forks; the child runs on, and
+    the process stays behind as the page's state before that block, until the host asks it
+    to run an edited page from there (each time in a new child) or ends."""
+
+    def __init__(self, channel: Channel, keep_at: int) -> None:
+        self.channel, self.keep_at = channel, keep_at
+        self.cpu_before = 0.0  # CPU time the page used before this state
+
+    def checkpoint(self, job: PageJob, position: int, state: PageState) -> PageJob:
+        if position != self.keep_at:
+            return job
+        self.keep_at = -1  # once: the child must not keep again
+        self.cpu_before = sum(os.times()[:2])
+        self.channel.send({"kept": position})
+        edited = job
+        while True:
+            pid = os.fork()
+            if pid == 0:
+                return self._go_on(job, edited, state)
+            self.channel.send({"runner": pid})
+            _, status = os.waitpid(pid, 0)
+            self.channel.send({"exited": [pid, status]})
+            message = self.channel.next()
+            if message is None or "resume" not in message:
+                os._exit(0)  # the host ended, or dropped this page
+            edited = job_from_data(message["resume"])
+
+    def _go_on(self, job: PageJob, edited: PageJob, state: PageState) -> PageJob:
+        """In the new child: the running page, from this state on, inside the page's CPU limit."""
+        _end_with_parent()
+        _limit_cpu(max(1.0, edited.timeout - self.cpu_before))
+        if edited is not job:
+            lines = edited.source.splitlines(True)
+            linecache.cache[edited.display_path] = (len(edited.source), None, lines, edited.display_path)
+            state.run.started = time.monotonic()
+        return edited
+
+
+# --- the host's side --------------------------------------------------------------------
+
+
+@dataclass
+class _Kept:
+    """The host's view of a kept page."""
+
+    pid: int  # the process holding the state (a child of the host)
+    channel: Channel
+    job: PageJob  # the job last run from it
+    position: int | None = None  # the block it holds the state before (None: none yet)
+    deps: dict[str, str] | None = None  # the files that run read, with their sha256
+
+
+def _cell_text(cell: CodeCell | InlineCell) -> tuple:
+    """What of a cell decides what it does (not where it stands in the file)."""
+    if isinstance(cell, CodeCell):
+        return ("code", cell.code, replace(cell.options, kind=""))
+    return ("inline", cell.expr)
+
+
+def unchanged_prefix(old: Sequence[CodeCell | InlineCell], new: Sequence[CodeCell | InlineCell]) -> int:
+    """How many cells at the start of ``new`` are those of ``old``."""
+    n = 0
+    for a, b in zip(old, new):
+        if _cell_text(a) != _cell_text(b):
+            break
+        n += 1
+    return n
+
+
+def _settings(job: PageJob) -> PageJob:
+    return replace(job, cells=(), source="", display_path="")
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+class KeptPages:
+    """Under `mkdocs serve`, the state of each page being edited, kept from build to build.
+
+    Each build tells it every page's cells (`saw`); a page whose cells changed is being
+    edited at its first changed cell. When such a page runs, it keeps its state before that
+    cell; a later run of it starts from that state when the blocks before it are unchanged,
+    every file its last run read is unchanged and its settings (limits, the environment's
+    fingerprint) are the same; otherwise from the start, as in a build, keeping the state
+    again. Either way the page is the one a run from the start gives: the state is the very
+    state such a run has there.
+    """
+
+    def __init__(self) -> None:
+        self.pages: dict[str, _Kept] = {}  # in the order last run
+        self.cells: dict[str, tuple] = {}  # page -> its cells when last seen
+        self.edited_at: dict[str, int] = {}  # page -> the first cell changed by its last edit
+        self.resumed: dict[str, int] = {}  # page -> the block its last run started from
+
+    def saw(self, src_uri: str, cells: Sequence[CodeCell | InlineCell]) -> None:
+        """A build read the page with these cells."""
+        before = self.cells.get(src_uri)
+        self.cells[src_uri] = tuple(cells)
+        if before is not None and [_cell_text(c) for c in before] != [_cell_text(c) for c in cells]:
+            self.edited_at[src_uri] = unchanged_prefix(before, cells)
+
+    def start(self, job: PageJob) -> tuple[int, Channel, bool]:
+        """Start ``job``: from its kept state when that fits, else from the start (keeping a
+        state where it is being edited). Returns the running pid, the channel and whether
+        the page's process stays (kept)."""
+        src = job.src_uri
+        kept = self.pages.pop(src, None)
+        if kept is not None and self._fits(kept, job):
+            self._drain(kept)
+            try:
+                kept.channel.send({"resume": job_to_data(job)})
+            except OSError:
+                kept = None
+            else:
+                self.pages[src] = kept  # run last now
+                kept.job, kept.deps = job, None  # (running: its deps are the run's to come)
+                self.resumed[src] = kept.position
+                return kept.pid, kept.channel, True
+        if kept is not None:
+            self._end(kept)
+        at = self.edited_at.get(src)
+        self.resumed[src] = 0
+        if at is None or at >= len(job.cells):
+            pid, channel = _fork(_page_process(job, None))
+            return pid, channel, False
+        idle = [p for p, k in self.pages.items() if k.deps is not None]  # (not one running now)
+        while idle and len(self.pages) >= MAX_KEPT_PAGES:
+            self._end(self.pages.pop(idle.pop(0)))  # the page run longest ago
+        pid, channel = _fork(_page_process(job, at))
+        self.pages[src] = _Kept(pid, channel, job)
+        return pid, channel, True
+
+    def _fits(self, kept: _Kept, job: PageJob) -> bool:
+        if kept.position is None or kept.deps is None or _settings(kept.job) != _settings(job):
+            return False
+        if unchanged_prefix(kept.job.cells, job.cells) < kept.position:
+            return False
+        return all(sha256_file(os.path.join(job.root, dep)) == digest for dep, digest in kept.deps.items())
+
+    @staticmethod
+    def _drain(kept: _Kept) -> None:
+        """Read what the kept state sent since its last run ended (that its runner exited)."""
+        while select.select([kept.channel], [], [], 0)[0]:
+            if kept.channel.receive() is None:
+                break
+
+    def finished(self, src_uri: str, run: PageRun) -> bool:
+        """A kept page's run ended; returns whether its state stays (one was made)."""
+        kept = self.pages.get(src_uri)
+        if kept is None:
+            return False
+        if kept.position is None or (run.error is not None and not run.outputs) or run.changed:
+            self.drop(src_uri)
+            return False
+        kept.deps = run.deps  # (and it is no longer running)
+        return True
+
+    def drop(self, src_uri: str) -> None:
+        kept = self.pages.pop(src_uri, None)
+        if kept is not None:
+            self._end(kept)
+
+    @staticmethod
+    def _end(kept: _Kept) -> None:
+        """End a kept page's processes (its runner ends with it)."""
+        _kill(kept.pid)
+        kept.channel.close()
+
+    def close(self) -> None:
+        for src_uri in list(self.pages):
+            self.drop(src_uri)
 
 
 @dataclass
 class _Running:
     job: PageJob
-    process: Any  # a multiprocessing.Process, or the _ChainRunner of a page kept for serve
-    conn: Connection
-    started: float
-    deadline: float  # when to look again whether the page is waiting (the backstop)
+    pid: int  # the process running the page now (for a kept page, maybe the kept state's child)
+    channel: Channel
+    kept: bool  # the page's process stays after the run (`KeptPages`)
+    started: float = field(default_factory=time.monotonic)
     cell: int | None = None
-    cpu_mark: float = 0.0  # its CPU time when the backstop last looked
-    result: PageRun | None = None
-    chain: _Chain | None = None  # the page's kept processes (`Checkpoints`), if it has them
-
-
-def _join_or_kill(process: Any, timeout: float) -> None:
-    """Wait for a process to end, and end it if it has not after ``timeout`` seconds."""
-    process.join(timeout=timeout)
-    if process.is_alive():
-        process.kill()
-        process.join()
+    samples: list[tuple[float, float, bool]] = field(default_factory=list)  # (wall, CPU, ready to run)
 
 
 def _cell_line(job: PageJob, index: int | None) -> int:
@@ -140,31 +381,19 @@ def _cell_line(job: PageJob, index: int | None) -> int:
     return 1
 
 
-def run_pages(jobs: Sequence[PageJob], workers: int, checkpoints: Checkpoints | None = None) -> dict[str, PageRun]:
-    """Run every job; returns src_uri -> PageRun (failures carry ``error``)."""
-    pool = PagePool(jobs, workers, checkpoints)
-    try:
-        pool.wait()
-        return pool.take_finished()
-    finally:
-        pool.close()
-
-
 class PagePool:
     """Pages running in forked workers, at most ``workers`` at a time, started in the order
     given; the host takes each page's run when it needs it and does other work meanwhile
     (MkDocs renders the pages that are done while later ones run).
 
     Workers are started, and finished ones replaced, only while the host is in `poll` or
-    `wait`: no thread runs beside the host, so every fork is of a single-threaded process.
-    The host's heap (MkDocs, Markdown, the theme, NumPy, matplotlib) is frozen before each
-    fork: the garbage collector of a child then never walks the objects it inherited,
+    `wait`. The host's heap (MkDocs, Markdown, the theme, NumPy, matplotlib) is frozen before
+    each fork: the garbage collector of a child then never walks the objects it inherited,
     which would cost time and touch (copy) their memory pages.
     """
 
-    def __init__(self, jobs: Sequence[PageJob], workers: int, checkpoints: Checkpoints | None = None) -> None:
-        self._ctx = multiprocessing.get_context("fork")
-        self._checkpoints = checkpoints
+    def __init__(self, jobs: Sequence[PageJob], workers: int, kept: KeptPages | None = None) -> None:
+        self._kept = kept
         self._pending = list(jobs)
         self._pages = {job.src_uri for job in jobs}
         self._running: list[_Running] = []
@@ -194,27 +423,24 @@ class PagePool:
         return taken
 
     def poll(self, timeout: float | None = 0.0) -> None:
-        """Take what the workers sent, stop pages past their time, start waiting pages;
-        block at most ``timeout`` seconds (None: until something happens)."""
+        """Take what the workers sent, stop pages that wait, start waiting pages; block at
+        most ``timeout`` seconds (None: until something happens, or the next look at the
+        running pages' CPU time)."""
         if self._running:
-            deadline = max(0.0, min(r.deadline for r in self._running) - time.monotonic())
-            ready = wait([r.conn for r in self._running], timeout=deadline if timeout is None else min(timeout, deadline))
+            step = min(r.job.wall_timeout for r in self._running) / SAMPLES_PER_BACKSTOP
+            ready, _, _ = select.select([r.channel for r in self._running], [], [],
+                                        step if timeout is None else min(timeout, step))
             for r in list(self._running):
-                if r.conn in ready:
+                if r.channel in ready:
                     self._receive(r)
-            self._stop_overdue()
+            self._stop_waiting()
         self._start_free()
 
     def close(self) -> None:
         """Stop every page still running (a build that failed elsewhere); forget waiting ones."""
         self._pending.clear()
         for r in list(self._running):
-            if r.chain is not None:
-                self._checkpoints.drop(r.job.src_uri)
-                continue
-            r.process.kill()
-            r.process.join()
-            r.conn.close()
+            self._stop(r)
         self._running.clear()
         self._thaw()
 
@@ -223,16 +449,8 @@ class PagePool:
             gc.freeze()  # what the host made since the last fork, too
             self._frozen = True
             job = self._pending.pop(0)
-            now = time.monotonic()
-            if self._checkpoints is not None:
-                chain, runner = self._checkpoints.start(job, self._ctx)
-                self._running.append(_Running(job, runner, chain.conn, now, now + job.wall_timeout, chain=chain))
-                continue
-            recv, send = self._ctx.Pipe(duplex=False)
-            proc = self._ctx.Process(target=_child, args=(job, send), name=f"numbook:{job.src_uri}", daemon=True)
-            proc.start()
-            send.close()
-            self._running.append(_Running(job, proc, recv, now, now + job.wall_timeout))
+            started = self._kept.start(job) if self._kept else (*_fork(_page_process(job, None)), False)
+            self._running.append(_Running(job, *started))
         if not self.busy:
             self._thaw()
 
@@ -241,41 +459,49 @@ class PagePool:
             gc.unfreeze()
             self._frozen = False
 
+    def _stop(self, r: _Running) -> None:
+        """End a running page's processes."""
+        if r.kept:
+            self._kept.drop(r.job.src_uri)
+        _kill(r.pid)
+        r.channel.close()
+
     def _finish(self, r: _Running, run: PageRun) -> None:
         self._results[r.job.src_uri] = run
         self._finished.add(r.job.src_uri)
         self._running.remove(r)
-        if r.chain is not None:  # the page's processes stay, for the next edit
-            self._checkpoints.finished(r.chain, r.job, run)
-            return
-        r.conn.close()
-        _join_or_kill(r.process, 5)
+        if r.kept and self._kept.finished(r.job.src_uri, run):
+            return  # the page's state stays, for the next edit
+        r.channel.close()
+        _reap(r.pid)
 
     def _receive(self, r: _Running) -> None:
-        while r in self._running and r.conn.poll():
-            try:
-                kind, payload = r.conn.recv()
-            except (EOFError, OSError):
-                r.process.join(timeout=5)
-                self._finish(r, PageRun(error=self._death(r)))
-                return
-            if kind == "cell":
-                r.cell = payload
-            elif r.chain is not None and kind in _CHAIN_MESSAGES:
-                if kind == "exited" and payload[0] == r.process.pid:  # it ended without its run
-                    r.process.exitcode = os.waitstatus_to_exitcode(payload[1])
-                    self._finish(r, PageRun(error=self._death(r)))
-                else:
-                    self._checkpoints.note(r, kind, payload)
-            elif kind == "done":
-                self._finish(r, payload)
-            else:  # crash inside numbook itself
-                err = CellError(r.job.display_path, _cell_line(r.job, r.cell), "numbook crashed", payload, cell=r.cell)
-                self._finish(r, PageRun(error=err))
+        try:
+            messages = r.channel.receive()
+        except (OSError, ValueError):
+            messages = None
+        if messages is None:  # every process of the page ended without its run
+            self._finish(r, PageRun(error=self._death(r, _reap(r.pid))))
+            return
+        for message in messages:
+            if "cell" in message:
+                r.cell = message["cell"]
+            elif "runner" in message:  # a kept page's process handed the page to its child
+                r.pid, r.samples = message["runner"], []
+            elif "exited" in message and message["exited"][0] == r.pid:  # that child ended without its run
+                return self._finish(r, PageRun(error=self._death(r, message["exited"][1])))
+            elif "done" in message:
+                return self._finish(r, PageRun.from_dict(message["done"]))
+            elif "crash" in message:  # inside numbook itself
+                line = _cell_line(r.job, r.cell)
+                return self._finish(r, PageRun(error=CellError(r.job.display_path, line, "numbook crashed",
+                                                               message["crash"], cell=r.cell)))
+            elif "kept" in message and r.job.src_uri in self._kept.pages:
+                self._kept.pages[r.job.src_uri].position = message["kept"]
 
-    def _death(self, r: _Running) -> CellError:
-        """What to report for a worker that ended without sending its run."""
-        code = r.process.exitcode
+    def _death(self, r: _Running, status: int | None) -> CellError:
+        """What to report for a worker that ended (with this wait status) without sending its run."""
+        code = None if status is None else os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - r.started
         if code == -signal.SIGXCPU:
             reason = (
@@ -292,338 +518,69 @@ class PagePool:
             reason = f"the worker running this page died (exit code {code}) while running this block"
         return CellError(r.job.display_path, _cell_line(r.job, r.cell), reason, cell=r.cell)
 
-    def _stop_overdue(self) -> None:
+    def _stop_waiting(self) -> None:
+        """Stop each page that waited through the last ``wall_timeout`` seconds (`waiting`)."""
         now = time.monotonic()
         for r in list(self._running):
-            if now < r.deadline:
-                continue
-            cpu = _cpu_seconds(r.process.pid)
-            if cpu is not None and cpu - r.cpu_mark >= WAITING_CPU_SHARE * r.job.wall_timeout:
-                r.cpu_mark, r.deadline = cpu, now + r.job.wall_timeout  # computing, slowly: look again later
-                continue
-            r.process.kill()
-            r.process.join()
-            if r.chain is not None:
-                self._checkpoints.drop(r.job.src_uri)
-            used = f"used only {cpu - r.cpu_mark:.1f} s of CPU time" if cpu is not None else "did not finish"
-            err = CellError(
-                r.job.display_path,
-                _cell_line(r.job, r.cell),
-                f"timed out waiting: in {r.job.wall_timeout:g} s of wall-clock time the page {used} "
-                f"(its CPU time limit is {r.job.timeout:g} s), so it was stopped in this block, which "
-                "waits on something (input, a lock, a sleep); the plugin option wall_timeout sets this backstop",
-                cell=r.cell,
-            )
-            self._finish(r, PageRun(error=err))
+            seen = _cpu_and_state(r.pid)
+            r.samples.append((now, *(seen or (0.0, False))))
+            verdict = waiting(r.samples, r.job.wall_timeout, known=seen is not None)
+            if verdict is not None:
+                self._stop(r)
+                self._finish(r, PageRun(error=CellError(
+                    r.job.display_path,
+                    _cell_line(r.job, r.cell),
+                    f"timed out waiting: in {r.job.wall_timeout:g} s of wall-clock time the page {verdict} "
+                    f"(its CPU time limit is {r.job.timeout:g} s), so it was stopped in this block, which "
+                    "waits on something (input, a lock, a sleep); the plugin option wall_timeout sets this backstop",
+                    cell=r.cell,
+                )))
 
 
-#: A page that used less than this share of the backstop's wall-clock time in CPU time is
-#: waiting, not computing: a process that computes on a machine shared with twenty others
-#: still gets several times more.
-WAITING_CPU_SHARE = 0.01
+def waiting(samples: list[tuple[float, float, bool]], window: float, known: bool = True) -> str | None:
+    """Whether a page is waiting, from its ``(wall, CPU, ready to run)`` samples, oldest
+    first: how it waited (for the message) when in the last ``window`` seconds of wall-clock
+    time it used less than `WAITING_CPU_SHARE` of them in CPU time and was never ready to run
+    (a page the machine is too busy to run much is ready to run), else None. Samples older
+    than the window (but the last before it) are dropped from the list. Where the system does
+    not say (``known`` false), the window is a plain deadline.
+    """
+    now, cpu, _ = samples[-1]
+    while len(samples) > 2 and samples[1][0] <= now - window:
+        del samples[0]
+    start, cpu_then, _ = samples[0]
+    if now - start < window:
+        return None
+    if not known:
+        return "did not finish"
+    used = cpu - cpu_then
+    if used >= WAITING_CPU_SHARE * window or any(ready for _, _, ready in samples[1:]):
+        return None
+    return f"used only {used:.1f} s of CPU time"
 
 
-def _cpu_seconds(pid: int) -> float | None:
-    """CPU time (user + system) a live process has used, where the system says (Linux)."""
+def _reap(pid: int) -> int | None:
+    """Wait for a child that is ending (killing it after 5 s); its wait status."""
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if done:
+            return status
+        if time.monotonic() > deadline:
+            _kill(pid)
+            return None
+        time.sleep(0.01)
+
+
+def _cpu_and_state(pid: int) -> tuple[float, bool] | None:
+    """The CPU time (user + system) a live process has used, and whether it is running or ready
+    to run (not sleeping, not waiting for a disk), where the system says (Linux)."""
     try:
         with open(f"/proc/{pid}/stat", encoding="ascii") as f:
             fields = f.read().rpartition(")")[2].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), fields[0] == "R"
     except (OSError, ValueError, IndexError):
         return None
-
-
-
-# ---------------------------------------------------------------------------------------
-# Checkpoints: `mkdocs serve` runs an edited page from its last unchanged state
-
-#: Messages only the processes of a kept page send (besides "cell", "done", "crash").
-_CHAIN_MESSAGES = {"checkpoint", "runner", "exited"}
-#: At most this many kept states per page (each is a process, mostly sharing its memory).
-MAX_CHECKPOINTS = 16
-#: At most this many pages kept (the ones run last): a kept state costs tens of MiB.
-MAX_KEPT_PAGES = 4
-#: A resumed state forks its runner at once; one that has not after this long (wall-clock, so
-#: generous for a crowded machine) is given up and the page runs from the start.
-RESUME_ANSWER_SECONDS = 60.0
-
-
-def checkpoints_supported() -> bool:
-    """Kept pages need fork and a child that ends with its parent (Linux's prctl)."""
-    return sys.platform.startswith("linux") and hasattr(os, "fork")
-
-
-def _end_with_parent() -> None:
-    """Have the kernel send this process SIGTERM when its parent ends (Linux)."""
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-
-
-def _own_cpu() -> float:
-    t = os.times()
-    return t.user + t.system
-
-
-def _cell_text(cell: CodeCell | InlineCell) -> tuple:
-    """What of a cell decides what it does (not where it stands in the file)."""
-    if isinstance(cell, CodeCell):
-        return ("code", cell.code, replace(cell.options, kind=""))
-    return ("inline", cell.expr)
-
-
-def unchanged_prefix(old: PageJob, new: PageJob) -> int:
-    """How many cells at the start of ``new`` are those of ``old``."""
-    n = 0
-    for a, b in zip(old.cells, new.cells):
-        if _cell_text(a) != _cell_text(b):
-            break
-        n += 1
-    return n
-
-
-class _Keeper:
-    """The checkpoints of one page, inside the processes that run it.
-
-    At a checkpoint the running process forks: the child goes on with the page, the parent
-    stays behind as the page's state before that cell, listening on a Unix socket. Asked to
-    resume with an edited page, it ends the processes after it (its child ends its own, and
-    so on) and forks a new child, which runs the edited page's cells from there. Each
-    process ends when its parent does (SIGTERM), so ending the first ends them all.
-    """
-
-    def __init__(self, conn: Connection, directory: str, interval: float, tag: str) -> None:
-        self.conn, self.directory, self.interval, self.tag = conn, directory, interval, tag
-        self.count = 0
-        self.cpu_before = 0.0  # CPU time the page used before this process began
-        self.child: int | None = None
-        self.sock: socket.socket | None = None
-        self.edited_at: int | None = None  # the first changed cell of the page being resumed
-
-    def checkpoint(self, job: PageJob, position: int, state: PageState) -> PageJob:
-        used = _own_cpu()
-        if self.cpu_before + used > job.timeout:  # the kernel's limit is this process's, in whole seconds
-            os.kill(os.getpid(), signal.SIGXCPU)
-        # the author is working on the cell edited last: the next edit will resume right there
-        at_edit = position == self.edited_at
-        if position > 0 and not at_edit and (used < self.interval or self.count >= MAX_CHECKPOINTS):
-            return job
-        state.settle(job)  # a kept state holds every output before it
-        if state.run.error is not None:
-            return job
-        self.cpu_before += used
-        self.count += 1
-        path = os.path.join(self.directory, f"{self.tag}-{position}.sock")
-        if os.path.exists(path):
-            os.unlink(path)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.bind(path)
-        self.sock.listen(4)
-        self.conn.send(("checkpoint", (position, path)))
-        signal.signal(signal.SIGTERM, self._end)
-        edited, self.edited_at = job, None
-        while True:
-            pid = os.fork()
-            if pid == 0:
-                return self._go_on(job, edited, state)
-            self.child = pid
-            edited, self.edited_at = self._wait()
-
-    def _go_on(self, job: PageJob, edited: PageJob, state: PageState) -> PageJob:
-        """In the new child: the running page, from this checkpoint on."""
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        _end_with_parent()
-        self.sock.close()
-        self.sock, self.child = None, None
-        _limit_cpu(max(1.0, edited.timeout - self.cpu_before))
-        if edited is not job:
-            lines = edited.source.splitlines(True)
-            linecache.cache[edited.display_path] = (len(edited.source), None, lines, edited.display_path)
-            state.run.started = time.monotonic()
-        self.conn.send(("runner", os.getpid()))
-        return edited
-
-    def _wait(self) -> tuple[PageJob, int]:
-        """As the page's state at this checkpoint: wait to be resumed; return the edited job and
-        the position of its first changed cell."""
-        while True:
-            ready, _, _ = select.select([self.sock], [], [], 0.2)
-            if self.child is not None:
-                pid, status = os.waitpid(self.child, os.WNOHANG)
-                if pid:
-                    self.conn.send(("exited", (pid, status)))
-                    self.child = None
-            if ready:
-                client, _ = self.sock.accept()
-                with Connection(client.detach()) as request:
-                    edited, edited_at = request.recv()
-                self._end_child()
-                return edited, edited_at
-
-    def _end_child(self) -> None:
-        if self.child is not None:
-            try:
-                os.kill(self.child, signal.SIGTERM)
-                os.waitpid(self.child, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-            self.child = None
-
-    def _end(self, signum: int, frame: Any) -> None:
-        self._end_child()
-        if self.sock is not None:
-            try:
-                os.unlink(self.sock.getsockname())
-            except OSError:
-                pass
-        os._exit(0)
-
-
-def _kept_child(job: PageJob, conn: Connection, directory: str, interval: float, tag: str) -> None:
-    """The first process of a kept page: its state before the first cell is the first checkpoint."""
-    _end_with_parent()
-    _limit_cpu(job.timeout)
-    first = os.getpid()
-    _run_and_send(job, conn, _Keeper(conn, directory, interval, tag).checkpoint)
-    if os.getpid() != first:
-        os._exit(0)  # a forked runner: no multiprocessing clean-up of its parent's children
-
-
-@dataclass
-class _ChainRunner:
-    """The process running a kept page now (a grandchild of the host; its parent reaps it)."""
-
-    pid: int
-    exitcode: int | None = None
-
-    def kill(self) -> None:
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-    def join(self, timeout: float | None = None) -> None:
-        pass
-
-    def is_alive(self) -> bool:
-        return False
-
-
-@dataclass
-class _Chain:
-    first: Any  # the multiprocessing.Process holding the state before the first cell
-    conn: Connection  # what every process of the page sends
-    job: PageJob  # the job last run
-    deps: dict[str, str] | None = None  # the files that run depended on, with their sha256
-    points: dict[int, str] = field(default_factory=dict)  # position -> socket of a kept state
-
-
-class Checkpoints:
-    """Pages kept alive between the builds of `mkdocs serve`, each as processes holding its
-    state before some of its cells (one every ``interval`` seconds of CPU time at most). Only
-    pages that run again while serving are kept (an edited page, not every page of the first
-    build), at most `MAX_KEPT_PAGES` of them.
-
-    An edited page runs from the last state before its first changed cell, when every file
-    its last run depended on is unchanged and it runs under the same settings; otherwise it
-    runs from the start, as in a build. Same outputs either way: the state at a checkpoint is
-    the very state a run from the start has there.
-    """
-
-    def __init__(self, interval: float) -> None:
-        self.interval = interval
-        self.directory = tempfile.mkdtemp(prefix="numbook-")
-        self.chains: dict[str, _Chain] = {}
-        self.resumed: dict[str, int] = {}  # page -> the position its last run started from
-
-    def start(self, job: PageJob, ctx: Any) -> tuple[_Chain, _ChainRunner]:
-        """Start ``job``: from a kept state when one fits, else in a new kept page."""
-        chain = self.chains.get(job.src_uri)
-        position = self._resume_point(chain, job) if chain is not None else None
-        if chain is not None and position is not None:
-            self._drain(chain)
-            try:
-                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
-                    client.connect(chain.points[position])
-                    with Connection(client.detach()) as request:
-                        request.send((job, unchanged_prefix(chain.job, job)))
-                runner = self._runner(chain)
-            except (OSError, EOFError):  # the kept state is gone, or never answered: from the start
-                position = None
-        if chain is not None and position is not None:
-            self.chains[job.src_uri] = self.chains.pop(job.src_uri)  # run last now
-            chain.points = {p: path for p, path in chain.points.items() if p <= position}
-            self.resumed[job.src_uri] = position
-            return chain, runner
-        self.drop(job.src_uri)
-        while len(self.chains) >= MAX_KEPT_PAGES:
-            self.drop(next(iter(self.chains)))  # the page run longest ago
-        recv, send = ctx.Pipe(duplex=False)
-        tag = hashlib.sha256(job.src_uri.encode()).hexdigest()[:12]
-        first = ctx.Process(target=_kept_child, args=(job, send, self.directory, self.interval, tag),
-                            name=f"numbook:{job.src_uri}", daemon=True)
-        first.start()
-        send.close()
-        chain = self.chains[job.src_uri] = _Chain(first, recv, job)
-        self.resumed[job.src_uri] = 0
-        return chain, _ChainRunner(first.pid)  # until its first checkpoint hands the page on
-
-    def _runner(self, chain: _Chain) -> _ChainRunner:
-        """The process a resumed state forked to run the edited page (its first message)."""
-        while True:
-            if not chain.conn.poll(RESUME_ANSWER_SECONDS):
-                raise OSError("a kept state did not answer")
-            kind, payload = chain.conn.recv()
-            if kind == "runner":
-                return _ChainRunner(payload)
-            self.note_chain(chain, kind, payload)
-
-    def _resume_point(self, chain: _Chain, job: PageJob) -> int | None:
-        if not chain.first.is_alive() or chain.deps is None:
-            return None
-        if replace(chain.job, cells=(), source="") != replace(job, cells=(), source=""):
-            return None  # other settings or limits
-        if any(sha256_file(os.path.join(job.root, dep)) != digest for dep, digest in chain.deps.items()):
-            return None  # the engine, its parameters, ... changed: the kept states are stale
-        prefix = unchanged_prefix(chain.job, job)
-        usable = [p for p in chain.points if p <= prefix]
-        return max(usable) if usable else None
-
-    def _drain(self, chain: _Chain) -> None:
-        """Read what the page's processes sent since its last run ended."""
-        while chain.conn.poll():
-            kind, payload = chain.conn.recv()
-            self.note_chain(chain, kind, payload)
-
-    def note(self, r: Any, kind: str, payload: Any) -> None:
-        """A message from a running kept page."""
-        if kind == "runner":
-            r.process.pid, r.cpu_mark = payload, 0.0
-        else:
-            self.note_chain(r.chain, kind, payload)
-
-    @staticmethod
-    def note_chain(chain: _Chain, kind: str, payload: Any) -> None:
-        if kind == "checkpoint":
-            position, path = payload
-            chain.points[position] = path
-
-    def finished(self, chain: _Chain, job: PageJob, run: PageRun) -> None:
-        """A kept page's run ended: a run that did not end in a block (a crash, a limit) ends
-        the page's processes."""
-        if run.error is not None and not run.outputs:
-            self.drop(job.src_uri)
-            return
-        chain.job, chain.deps = job, run.deps
-
-    def drop(self, src_uri: str) -> None:
-        """End a kept page's processes (ending the first ends the others)."""
-        chain = self.chains.pop(src_uri, None)
-        if chain is None:
-            return
-        chain.first.terminate()
-        _join_or_kill(chain.first, 10)
-        chain.conn.close()
-
-    def close(self) -> None:
-        for src_uri in list(self.chains):
-            self.drop(src_uri)
-        shutil.rmtree(self.directory, ignore_errors=True)

@@ -20,9 +20,6 @@ class Recorder:
     #: the block's other figures for the ``figure_check``, each with its files' suffix
     #: ("narrow", a variant's key, "key.narrow")
     other_figures: list[tuple[str, object]] = field(default_factory=list)
-    #: where a figure block's variants are drawn and checked while it goes on
-    #: (`numbook.runner.FiguresAside.variant`); None: at once, in the block
-    aside: object | None = None
 
 
 current: Recorder | None = None

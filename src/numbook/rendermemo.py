@@ -10,11 +10,13 @@ same takes it back instead of converting again.
 
 "The same" means: the page's final Markdown (numbook's outputs already in it), its path
 and URL, the Markdown extensions and their options, the installed versions of the
-packages that convert, numbook's own source, and, recorded while converting, every
-project file an extension read (``pymdownx.snippets``' glossary) with its sha256 and
-every link target MkDocs looked up with what it found. A conversion that raised is never
-stored; the messages it logged are stored and logged again when it is reused, so
-``strict`` fails exactly as it would have.
+packages that convert, numbook's own source, the values of the environment variables the
+build reads (numbook's ``env`` option), and, recorded while converting, every project file
+an extension read (``pymdownx.snippets``' glossary) with its sha256 when read
+(`numbook.inputs`) and every link target MkDocs looked up with what it found. A conversion
+that raised, or during which a file it read changed, is never stored; the messages it
+logged are stored and logged again when it is reused, so ``strict`` fails exactly as it
+would have.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import logging
 import os
 import re
 import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mkdocs.structure.files import Files
@@ -33,6 +36,7 @@ from mkdocs.structure.toc import get_toc
 
 from .cache import _installed, numbook_source
 from .extension import unexecuted_allowed
+from .inputs import Reads, environment_values, recording
 from .stored import read_checked, sha256_file, write_checked
 
 FORMAT_VERSION = 1
@@ -42,7 +46,7 @@ _DISTRIBUTIONS = ("markdown", "pymdown-extensions", "mkdocs", "pygments", "mkdoc
 def stable_repr(value: Any) -> str:
     """A text for ``value`` that is the same in every process (no memory addresses):
     the options of Markdown extensions hold functions and objects made by YAML tags."""
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):  # MkDocs' sub-configurations too (their data, not where they were read)
         return "{" + ",".join(f"{stable_repr(k)}:{stable_repr(v)}" for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(stable_repr(v) for v in value) + "]"
@@ -64,24 +68,6 @@ def converter_fingerprint() -> str:
     parts = [f"format {FORMAT_VERSION}", f"python {sys.version}", numbook_source()]
     parts += [f"{dist} {_installed(dist)}" for dist in _DISTRIBUTIONS]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-class _Reads:
-    """The project files opened while a page converts (one audit hook for the process:
-    a hook cannot be removed, so it stays and records only while a conversion runs)."""
-
-    active: set[str] | None = None
-    root: str = ""
-    skip: tuple[str, ...] = ()
-    installed = False
-
-    @classmethod
-    def hook(cls, event: str, args: tuple[Any, ...]) -> None:
-        if cls.active is None or event != "open" or not args or not isinstance(args[0], (str, bytes)):
-            return
-        path = os.path.abspath(os.fsdecode(args[0]))
-        if path.startswith(cls.root) and not path.startswith(cls.skip):
-            cls.active.add(path)
 
 
 class _LookupRecorder:
@@ -122,15 +108,13 @@ class _Messages(logging.Handler):
 class RenderMemo:
     """Stored conversions, one file per page under ``directory`` (safe to delete)."""
 
-    def __init__(self, directory: str, root: str, skip: list[str]) -> None:
+    def __init__(self, directory: str, root: str, skip: list[str], variables: Sequence[str] = ()) -> None:
         self.directory = directory
+        self.root, self.skip = root, skip
+        self.environment = json.dumps(environment_values(variables), sort_keys=True)
         self.hits = 0
         self.misses = 0
-        _Reads.root = os.path.abspath(root) + os.sep
-        _Reads.skip = tuple(os.path.abspath(p) + os.sep for p in [sys.prefix, *skip])
-        if not _Reads.installed:
-            sys.addaudithook(_Reads.hook)
-            _Reads.installed = True
+        self.read: set[str] = set()  # the files the conversions of this build depend on (serve watches them)
 
     def install(self, page: Any) -> None:
         """Give ``page`` a render that reuses a stored conversion when it can."""
@@ -156,6 +140,7 @@ class RenderMemo:
             stable_repr(dict(config["validation"])),
             str(config["use_directory_urls"]),
             str(unexecuted_allowed()),
+            self.environment,
             page.markdown,
         ]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
@@ -174,8 +159,10 @@ class RenderMemo:
             return False
         if entry.get("format") != FORMAT_VERSION or entry.get("key") != key:
             return False
-        if any(sha256_file(p) != digest for p, digest in entry["reads"].items()):
+        reads = {os.path.join(self.root, p): digest for p, digest in entry["reads"].items()}
+        if any(sha256_file(p) != digest for p, digest in reads.items()):
             return False
+        self.read.update(reads)
         if any(_describe(files.get_file_from_path(p)) != found for p, found in entry["lookups"].items()):
             return False
         page.content = entry["content"]
@@ -194,14 +181,16 @@ class RenderMemo:
         loggers = [logging.getLogger("mkdocs"), logging.getLogger()]
         for logger in loggers:
             logger.addHandler(messages)
-        reads: set[str] = set()
-        _Reads.active = reads
+        reads = Reads(self.root, self.skip)
         try:
-            original(config, lookups)
+            with recording(reads):
+                original(config, lookups)
         finally:
-            _Reads.active = None
             for logger in loggers:
                 logger.removeHandler(messages)
+        self.read.update(reads.files)
+        if reads.changed():
+            return  # a file it read changed meanwhile: converted again next time
         if page.links_to_anchors is not None:  # MkDocs keyed them by the File objects it found
             links = {f.src_uri: v for f, v in page.links_to_anchors.items()}
         else:
@@ -216,7 +205,7 @@ class RenderMemo:
             "anchors": sorted(page.present_anchor_ids or ()),
             "links_to_anchors": links,
             "messages": [[r.name, r.levelno, r.getMessage()] for r in seen.values()],
-            "reads": {p: sha256_file(p) for p in sorted(reads)},
+            "reads": reads.relative(),  # relative to the project: a cache can move with it
             "lookups": lookups.found,
         }
         write_checked(self._path(page), json.dumps(entry, sort_keys=True).encode())
@@ -225,36 +214,3 @@ class RenderMemo:
 def _toc_tokens(items: Any) -> list[dict[str, Any]]:
     """The tokens `get_toc` makes ``page.toc`` from, back from the table it made."""
     return [{"name": a.title, "id": a.id, "level": a.level, "children": _toc_tokens(a.children)} for a in items]
-
-
-def remember_highlighting() -> None:
-    """Highlight each code block once per process: under `mkdocs serve` an edited page converts
-    again, and most of its code blocks (Pygments was about half of a chapter's conversion) are
-    the ones highlighted last time.
-
-    pymdownx.highlight offers no hook for this, so its module's reference to
-    ``pygments.highlight`` is wrapped; the result is the same function of (code, lexer and its
-    options, formatter and its options), so the HTML is the same. Left alone if pymdownx no
-    longer calls Pygments that way.
-    """
-    try:
-        import pygments
-        from pymdownx import highlight as module
-    except ImportError:
-        return
-    if getattr(module, "highlight", None) is not pygments.highlight:
-        return
-    seen: dict[tuple, str] = {}
-
-    def highlight(code: str, lexer: Any, formatter: Any, outfile: Any = None) -> Any:
-        if outfile is not None:
-            return pygments.highlight(code, lexer, formatter, outfile)
-        key = (code, type(lexer), repr(sorted(lexer.options.items())),
-               type(formatter), repr(sorted(formatter.options.items())))
-        if key not in seen:
-            if len(seen) > 20000:
-                seen.clear()
-            seen[key] = pygments.highlight(code, lexer, formatter)
-        return seen[key]
-
-    module.highlight = highlight

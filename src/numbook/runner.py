@@ -4,9 +4,10 @@ Each code cell is compiled with blank lines in front so that its line numbers ar
 Markdown file's, and with the page's display path as file name: a traceback points at
 ``docs/page.md:LINE`` directly. Inline expressions are evaluated the same way.
 
-The runner also records which project files the page depended on: every module under
-a ``watch`` directory that it imported, and every file under one that it opened (the
-engine's parameter files, say), each with its sha256. The cache uses them.
+The runner also records which project files the page depended on: every file under the
+project's root that its process opened for reading (its modules, the engine's parameter
+files, the figures' style sheet), each hashed when first opened (`numbook.inputs`), and
+after the run which of them changed meanwhile. The cache uses them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import importlib.machinery
 import io
 import linecache
 import os
-import pickle
 import sys
 import time
 import traceback
@@ -29,14 +29,12 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from . import record
-from .cells import CellError, CellOutput, CodeCell, InlineCell, PageRun
+from . import inputs, record
+from .cells import BlockOptions, CellError, CellOutput, CodeCell, InlineCell, PageRun
 from .figures import figure_output
 from .format import format_value, plain_value, set_default_decimals
 from .parse import template_parts
-from .stored import sha256_file
 
-PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 @dataclass(frozen=True)
@@ -48,29 +46,32 @@ class PageJob:
     source: str  # the whole source file, for tracebacks
     cells: tuple[CodeCell | InlineCell, ...]
     root: str  # project root (where mkdocs.yml lives): the working directory of blocks
-    watch: tuple[str, ...]  # absolute directories holding project modules
+    watch: tuple[str, ...]  # absolute directories holding project modules (put on sys.path)
     decimals: int
     timeout: float  # seconds of CPU time for the whole page
     wall_timeout: float  # seconds of wall-clock time: the backstop for a page that waits
     link_packages: tuple[str, ...] = ()  # a block's calls into these get "source" links
     figure_check: str | None = None  # "module:function" called on every figure made (config.py)
-    figures_aside: bool = False  # draw and check each figure in a forked process (`FiguresAside`)
     environment: str = ""  # the cache's fingerprint of what else decides outputs (numbook's source, ...)
+    outputs: tuple[str, ...] = ()  # directories under root the build writes (site, cache): not inputs
 
 
-def _under(path: str, dirs: Sequence[str]) -> bool:
-    p = os.path.abspath(path)
-    return any(p == d or p.startswith(d.rstrip(os.sep) + os.sep) for d in dirs)
+def job_to_data(job: PageJob) -> dict[str, Any]:
+    """The job as plain data (JSON), for a kept page's process (`numbook.pool`)."""
+    data = dataclasses.asdict(job)
+    data["cells"] = [{"code" if isinstance(c, CodeCell) else "inline": dataclasses.asdict(c)} for c in job.cells]
+    return data
 
 
-def _project(path: str, watch: Sequence[str]) -> bool:
-    """A project file the cache tracks: under a watch dir, but not numbook itself.
-
-    numbook may live under a watched ``src/``; its own modules must stay the ones the
-    runner uses (a fresh ``numbook.record`` would lose what blocks record), and its
-    source is already part of every cache key.
-    """
-    return _under(path, watch) and not _under(path, [PLUGIN_DIR])
+def job_from_data(data: dict[str, Any]) -> PageJob:
+    """The job `job_to_data` gave."""
+    cells = tuple(
+        CodeCell(**{**c["code"], "options": BlockOptions(**c["code"]["options"])}) if "code" in c
+        else InlineCell(**c["inline"])
+        for c in data["cells"]
+    )
+    tuples = {name: tuple(data[name]) for name in ("watch", "link_packages", "outputs")}
+    return PageJob(**{**data, **tuples, "cells": cells})
 
 
 class _FreshLoader(importlib.machinery.SourceFileLoader):
@@ -81,8 +82,8 @@ class _FreshLoader(importlib.machinery.SourceFileLoader):
 
 
 class _FreshFinder:
-    def __init__(self, dirs: Sequence[str]) -> None:
-        self.dirs = dirs
+    def __init__(self, reads: inputs.Reads) -> None:
+        self.reads = reads
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
@@ -90,57 +91,36 @@ class _FreshFinder:
             spec is not None
             and spec.origin
             and isinstance(spec.loader, importlib.machinery.SourceFileLoader)
-            and _project(spec.origin, self.dirs)
+            and self.reads.tracks(os.path.abspath(spec.origin))
         ):
             spec.loader = _FreshLoader(spec.loader.name, spec.loader.path)
         return spec
 
 
-def prepare_process(job: PageJob) -> set[str]:
-    """Make this (forked) process ready to run ``job``; returns the set that collects opened files.
+def prepare_process(job: PageJob) -> inputs.Reads:
+    """Make this (forked) process ready to run ``job``; returns what records the files it reads.
 
     Project modules already imported by the parent are dropped so the page imports them
-    fresh from disk, and so the import is seen as a dependency.
+    fresh from disk, and so the import is seen as an input. numbook's own stay: they must be
+    the ones the runner uses (a fresh ``numbook.record`` would lose what blocks record), and
+    numbook's source is part of every cache key.
     """
     os.chdir(job.root)
+    reads = inputs.Reads(job.root, job.outputs)
+    reads.files.update((p, d) for p, d in inputs.inherited.items() if reads.tracks(p))
     for d in reversed(job.watch):
         if d not in sys.path:
             sys.path.insert(0, d)
     for name, mod in list(sys.modules.items()):
         f = getattr(mod, "__file__", None)
-        if f and _project(f, job.watch):
+        if f and reads.tracks(os.path.abspath(f)):
             del sys.modules[name]
-    sys.meta_path.insert(0, _FreshFinder(job.watch))
+    sys.meta_path.insert(0, _FreshFinder(reads))
     importlib.invalidate_caches()
     sys.dont_write_bytecode = True
     set_default_decimals(job.decimals)
-    opened: set[str] = set()
-    watch = job.watch
-
-    def audit(event: str, args: tuple[Any, ...]) -> None:
-        if event == "open" and args and isinstance(args[0], (str, bytes)):
-            p = os.fsdecode(args[0])
-            if _project(p, watch):
-                opened.add(os.path.abspath(p))
-
-    sys.addaudithook(audit)
     linecache.cache[job.display_path] = (len(job.source), None, job.source.splitlines(True), job.display_path)
-    return opened
-
-
-def _dependencies(job: PageJob, opened: set[str]) -> dict[str, str]:
-    files = set()
-    for mod in list(sys.modules.values()):
-        f = getattr(mod, "__file__", None)
-        if f and _project(f, job.watch):
-            files.add(os.path.abspath(f))
-    files |= {p for p in opened if os.path.isfile(p)}
-    deps = {}
-    for f in sorted(files):
-        digest = sha256_file(f)
-        if digest is not None:
-            deps[os.path.relpath(f, job.root)] = digest
-    return deps
+    return inputs.start(reads)
 
 
 def _trim(tb: TracebackType | None, job: PageJob) -> list[traceback.FrameSummary]:
@@ -149,13 +129,8 @@ def _trim(tb: TracebackType | None, job: PageJob) -> list[traceback.FrameSummary
     for fr in frames:
         if fr.filename == job.display_path:
             keep.append(fr)
-        elif (
-            os.path.isabs(fr.filename)
-            and _under(fr.filename, [job.root])
-            and not _under(fr.filename, [PLUGIN_DIR])
-            and "site-packages" not in fr.filename
-        ):
-            keep.append(fr)
+        elif os.path.isabs(fr.filename) and inputs.Reads(job.root).tracks(os.path.abspath(fr.filename)):
+            keep.append(fr)  # the project's code (not numbook's, not an installed package's)
     return keep
 
 
@@ -298,12 +273,8 @@ def _check_figures(spec: str, fig_id: str, figures: Sequence[tuple[str, Any]]) -
             raise _BlockProblem(f"figure check {spec} failed{where}: {detail}") from None
 
 
-def _collect_figure(
-    cell: CodeCell, rec: record.Recorder, value: Any, job: PageJob, namespace: dict[str, Any],
-    aside: FiguresAside | None = None, out: CellOutput | None = None,
-) -> Any:
-    """The block's figure, drawn and checked; with ``aside``, that work goes to a forked
-    process while the page goes on, and the figure is set on ``out`` when it is settled."""
+def _collect_figure(cell: CodeCell, rec: record.Recorder, value: Any, job: PageJob, namespace: dict[str, Any]) -> Any:
+    """The block's figure, drawn and checked."""
     figs = [f for f in _block_figures(value) if f is value or not any(f is v for v in rec.variant_figures)]
     try:
         if cell.options.figure:
@@ -317,22 +288,13 @@ def _collect_figure(
                 caption=_fill(str(cell.options.caption), "caption", cell, job, namespace),
                 alt=_fill(str(cell.options.alt), "alt", cell, job, namespace),
             )
-
-            def finish() -> Any:
-                try:
-                    output = figure_output(figs[0], options, rec.figure_data, rec.variants, rec.narrow_svg)
-                except ValueError as exc:
-                    raise _BlockProblem(str(exc)) from None
-                if job.figure_check:  # after saving: whatever it does to a figure cannot change its files
-                    _check_figures(job.figure_check, str(cell.options.figure), [("", figs[0]), *rec.other_figures])
-                return output
-
-            if aside is not None and out is not None:
-                if job.figure_check:
-                    _load_check(job.figure_check)  # imported here too: the page depends on it
-                aside.start(cell, out, finish)
-                return None
-            return finish()
+            try:
+                output = figure_output(figs[0], options, rec.figure_data, rec.variants, rec.narrow_svg)
+            except ValueError as exc:
+                raise _BlockProblem(str(exc)) from None
+            if job.figure_check:  # after saving: whatever it does to a figure cannot change its files
+                _check_figures(job.figure_check, str(cell.options.figure), [("", figs[0]), *rec.other_figures])
+            return output
         if rec.variants:
             raise _BlockProblem("variant() called in a block that has no figure option")
         if rec.narrow_svg is not None:
@@ -357,13 +319,7 @@ class PageState:
     run: PageRun
     namespace: dict[str, Any]
     exports: set[str]
-    opened: set[str]  # project files the page opened (the audit hook fills it)
-    aside: FiguresAside | None = None  # figures being drawn and checked beside the page
-
-    def settle(self, job: PageJob) -> None:
-        """Wait for the figures drawn aside; the first that failed ends the run at its block."""
-        if self.aside is not None:
-            self.aside.settle(job, self.run)
+    reads: inputs.Reads  # the project files the page read (the audit hook fills it)
 
 
 #: Called before each cell with the job, the position of the cell about to run and the state:
@@ -375,10 +331,9 @@ def execute(
     job: PageJob, progress: Callable[[int], None] = lambda i: None, checkpoint: Checkpoint | None = None
 ) -> PageRun:
     """Run the page's cells; stop at the first failure (later cells depend on earlier ones)."""
-    opened = prepare_process(job)
+    reads = prepare_process(job)
     namespace: dict[str, Any] = {"__name__": "__main__", "__file__": job.display_path, "__builtins__": builtins}
-    aside = FiguresAside() if job.figures_aside and hasattr(os, "fork") else None
-    state = PageState(PageRun(started=time.monotonic()), namespace, set(), opened, aside)
+    state = PageState(PageRun(started=time.monotonic()), namespace, set(), reads)
     return run_cells(job, state, 0, progress, checkpoint)
 
 
@@ -394,14 +349,10 @@ def run_cells(
     while position < len(job.cells):
         if checkpoint is not None:
             job = checkpoint(job, position, state)
-            if run.error is not None:  # a figure drawn aside failed (settled for the checkpoint)
-                break
         cell = job.cells[position]
         position += 1
         progress(cell.index)
         rec = record.Recorder(exports=exports)
-        if state.aside is not None and isinstance(cell, CodeCell) and cell.options.figure:
-            rec.aside = state.aside.for_block(job, cell)
         record.current = rec
         out = CellOutput(index=cell.index)
         try:
@@ -412,7 +363,7 @@ def run_cells(
                         value = _run_code(cell, job, namespace)
                 finally:
                     out.stdout = buf.getvalue()
-                out.figure = _collect_figure(cell, rec, value, job, namespace, state.aside, out)
+                out.figure = _collect_figure(cell, rec, value, job, namespace)
                 out.items = rec.items
                 out.sources = called_sources(cell.code, namespace, job.link_packages)
             else:
@@ -438,102 +389,7 @@ def run_cells(
             run.outputs.append(out)  # keep what the failing block printed, for the error view
             break
         run.outputs.append(out)
-    state.settle(job)
-    run.deps = _dependencies(job, state.opened)
+    run.deps = state.reads.relative()
+    run.changed = state.reads.changed()  # read, then changed before the run ended: not kept
     run.finished = time.monotonic()
     return run
-
-
-class FiguresAside:
-    """Figures drawn to SVG and checked in forked processes while the page's next blocks run.
-
-    Drawing and checking are most of a figure block's time and change nothing the later blocks
-    see: a child forked when a figure is done (a switch's variant when it is given, the block's
-    figure at its end) has the figure exactly as it was, does that work on another core and
-    sends back the result. The runner settles them in order (before a checkpoint and at the
-    end): the first block whose figure failed ends the run there, as if it had failed in place
-    (its own figure's failure named before its variants'), and the blocks run after it are dropped.
-    """
-
-    def __init__(self) -> None:
-        # cell, its output, what the child makes ("figure", or a variant's entry), pid, pipe
-        self.pending: list[tuple[CodeCell, CellOutput | None, Any, int, int]] = []
-        self._block: tuple[PageJob, CodeCell] | None = None
-
-    def for_block(self, job: PageJob, cell: CodeCell) -> FiguresAside:
-        """This aside, for the figure block about to run (its variants go here)."""
-        self._block = (job, cell)
-        return self
-
-    def variant(self, key: str, fig: Any, alt: str, caption: str | None, narrow: Any) -> dict[str, Any]:
-        """A variant's entry now (its data checked in the block), its drawings and check in a child."""
-        from .figures import svg_of, variant_output
-
-        job, cell = self._block
-        entry = variant_output(key, fig, alt, caption, narrow, draw=False)
-
-        def finish() -> tuple[str, str | None]:
-            drawn = (svg_of(fig), None if narrow is None else svg_of(narrow))
-            if job.figure_check:
-                figures = [(key, fig)] + ([(f"{key}.narrow", narrow)] if narrow is not None else [])
-                _check_figures(job.figure_check, str(cell.options.figure), figures)
-            return drawn
-
-        if job.figure_check:
-            _load_check(job.figure_check)
-        self._fork(cell, None, entry, finish)
-        return entry
-
-    def start(self, cell: CodeCell, out: CellOutput, finish: Callable[[], Any]) -> None:
-        """The block's own figure (its output gets it when settled)."""
-        self._fork(cell, out, "figure", finish)
-
-    def _fork(self, cell: CodeCell, out: CellOutput | None, what: Any, finish: Callable[[], Any]) -> None:
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: its result, then out, whatever happens
-            os.close(read)
-            try:
-                result: tuple[str, Any] = ("ok", finish())
-            except _BlockProblem as exc:
-                result = ("problem", str(exc))
-            except BaseException as exc:  # noqa: BLE001 - reported at the block, as in place
-                result = ("raised", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
-            with os.fdopen(write, "wb") as f:
-                pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os._exit(0)
-        os.close(write)
-        self.pending.append((cell, out, what, pid, read))
-
-    def settle(self, job: PageJob, run: PageRun) -> None:
-        pending, self.pending = self.pending, []
-        results = []
-        for cell, out, what, pid, read in pending:
-            with os.fdopen(read, "rb") as f:
-                data = f.read()
-            os.waitpid(pid, 0)
-            results.append((cell, out, what, pickle.loads(data) if data else ("raised", "the drawing process died")))
-        failed_at = run.error.cell if run.error is not None else None  # a block that failed itself
-        for index in dict.fromkeys(cell.index for cell, *_ in results):
-            if failed_at is not None and index >= failed_at:
-                return  # its figures were never finished in place either
-            block = [r for r in results if r[0].index == index]
-            mains = [r for r in block if r[2] == "figure"]
-            problems = [r for r in mains + block if r[3][0] != "ok"]
-            if problems:
-                cell, _, _, (kind, payload) = problems[0]
-                reason = payload if kind == "problem" else f"block raised {payload}"
-                run.error = CellError(job.display_path, cell.fence_line, reason, "", cell.index)
-                out = next(o for o in (r[1] for r in block) if o is not None) if mains else None
-                keep = next((i for i, o in enumerate(run.outputs) if o.index == index), len(run.outputs))
-                if out is not None:
-                    out.items, out.sources = [], []
-                del run.outputs[keep + 1:]
-                return
-            if mains:
-                figure = mains[0][3][1]
-                drawn = {what["key"]: payload for _, _, what, (_, payload) in block if what != "figure"}
-                for entry in figure.variants:
-                    if entry["key"] in drawn:
-                        entry["svg"], entry["narrow_svg"] = drawn[entry["key"]]
-                mains[0][1].figure = figure

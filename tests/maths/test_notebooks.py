@@ -170,19 +170,21 @@ def cache_entries(root: Path) -> list[Path]:
     return sorted((root / "nbcache").glob("*.json"))
 
 
-@pytest.mark.parametrize("damage", ["truncated", "empty", "binary", "not a page"])
+@pytest.mark.parametrize("damage", ["truncated", "empty", "binary", "not a page", "rewritten"])
 def test_a_damaged_cache_entry_is_dropped_and_rebuilt(tmp_path, caplog, damage):
     root = make_site(tmp_path, _notebook(["# Workbook\n\n## Part\n\nText $x$."], ["print(1)"]))
     first = (build_site(root) / "workbooks" / "one" / "index.html").read_text(encoding="utf-8")
     [entry] = cache_entries(root)
     good = entry.read_bytes()
-    entry.write_bytes(
-        {"truncated": good[: len(good) // 2], "empty": b"", "binary": b"\x00\xff\xfe", "not a page": b'{"toc_tokens": 3}'}[damage]
-    )
+    assert b"Part" in good
+    entry.write_bytes({  # "rewritten": a valid entry that would publish what the notebook does not say
+        "truncated": good[: len(good) // 2], "empty": b"", "binary": b"\x00\xff\xfe", "not a page": b'{"toc_tokens": 3}',
+        "rewritten": good.replace(b"Part", b"Injected"),
+    }[damage])
     caplog.clear()
     # strict, as the book builds: the build repairs the cache by itself, so it does not stop
     second = (build_site(root, strict=True) / "workbooks" / "one" / "index.html").read_text(encoding="utf-8")
-    assert second == first
+    assert second == first and "Injected" not in second
     warnings = [r for r in caplog.records if "damaged mkdocs-jupyter cache entry" in r.getMessage()]
     assert [r.levelname for r in warnings] == ["WARNING"]
     assert entry.name in warnings[0].getMessage() and "\n" not in warnings[0].getMessage()

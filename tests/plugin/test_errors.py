@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -213,21 +214,61 @@ def test_a_waiting_block_is_stopped_by_the_wall_clock_backstop(make_site):
     assert "its CPU time limit is 30 s" in message
 
 
-def test_the_wall_clock_backstop_defaults_to_ten_times_the_cpu_limit(make_site):
+def test_a_block_that_waits_after_computing_is_stopped_a_backstop_later(make_site):
+    """The backstop looks at the last ``wall_timeout`` seconds, not at fixed rounds: a page
+    that computed first and then waits is stopped about one backstop after it began to wait."""
     site = make_site({"index.md": """
-        ```python exec timeout="0.2"
+        ```python exec
         import time
+        t = time.process_time()
+        while time.process_time() - t < 1.5:
+            pass
         time.sleep(3600)
         ```
-    """})
+    """}, plugin={"timeout": 30, "wall_timeout": 2, "workers": 1})
+    start = time.monotonic()
     message = build_error(site)
     assert "timed out waiting: in 2 s of wall-clock time the page used only" in message
+    assert time.monotonic() - start < 30  # 1.5 s of CPU time (however slowly it came) and 2 s of waiting
+
+
+def _first_stop(cpu_at, window: float, step: float, until: float, ready=lambda t: False) -> float | None:
+    """When `waiting` first stops a page whose CPU time at wall time t is ``cpu_at(t)``, and
+    which is ready to run when ``ready(t)``, sampled every ``step`` seconds, or None."""
+    from numbook.pool import waiting
+
+    samples, t = [], 0.0
+    while t <= until:
+        samples.append((t, cpu_at(t), ready(t)))
+        if waiting(samples, window) is not None:
+            return t
+        t += step
+    return None
+
+
+def test_the_default_backstop_stops_a_sleeping_block_within_90_s():
+    """The default (60 s, sampled every 5 s) on a simulated clock: a page that computed for
+    100 s and then sleeps is stopped at most 65 s after it began to sleep; one that computes
+    at 2 % of a core, on a machine fifty times over-booked, never is, nor one that the
+    machine runs even less but that is ready to run whenever the host looks."""
+    from numbook.book import WALL_TIMEOUT, Settings
+    from numbook.config import NumbookConfig
+    from numbook.pool import SAMPLES_PER_BACKSTOP
+
+    assert WALL_TIMEOUT == 60 == dict(NumbookConfig._schema)["wall_timeout"].default
+    assert Settings("", "", "", workers=1, timeout=60).wall_timeout == WALL_TIMEOUT
+    step = WALL_TIMEOUT / SAMPLES_PER_BACKSTOP
+    stopped = _first_stop(lambda t: min(t, 100.0), WALL_TIMEOUT, step, 400)
+    assert stopped is not None and 100 + WALL_TIMEOUT <= stopped <= 100 + WALL_TIMEOUT + step < 100 + 90
+    assert _first_stop(lambda t: 0.02 * t, WALL_TIMEOUT, step, 3600) is None
+    assert _first_stop(lambda t: 0.001 * t, WALL_TIMEOUT, step, 3600, ready=lambda t: True) is None
+    assert _first_stop(lambda t: 0.0, WALL_TIMEOUT, step, 400) == WALL_TIMEOUT  # waiting from the start
 
 
 def test_a_page_on_a_busy_machine_is_not_stopped(make_site):
     """Other processes take the CPU: the page's wall-clock time passes its CPU limit and its
-    waiting backstop (1 s, and the page needs several), but it keeps computing, and the build
-    succeeds."""
+    waiting backstop (3 s, in which a machine this busy may give it almost no CPU time), but
+    it is computing (ready to run whenever it is looked at), and the build succeeds."""
     site = make_site({"index.md": """
         ```python exec
         import time
@@ -236,7 +277,7 @@ def test_a_page_on_a_busy_machine_is_not_stopped(make_site):
             pass
         print(f"wall {time.monotonic() - wall:.3f} cpu {time.process_time() - cpu:.3f}")
         ```
-    """}, plugin={"timeout": 2, "workers": 1})
+    """}, plugin={"timeout": 2, "workers": 1, "wall_timeout": 3})
     hogs = [
         subprocess.Popen([sys.executable, "-c", "while True: pass"])
         for _ in range(4 * (os.cpu_count() or 1))

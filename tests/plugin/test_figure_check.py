@@ -89,9 +89,9 @@ def test_without_the_option_nothing_is_called_and_a_malformed_one_is_refused(mak
     assert "figure_check 'nowhere:check' cannot be loaded" in build_error(site)
 
 
-def test_a_figure_checked_aside_that_fails_ends_the_page_at_its_block(make_site):
-    """Figures are drawn and checked in a forked process while the next blocks run: a failure
-    still ends the page at the figure's block, and what the blocks after it printed is dropped."""
+def test_a_figure_whose_check_fails_ends_the_page_at_its_block(make_site):
+    """Serving, the page shows the failure at the figure's block, and the blocks after it did
+    not run (nothing they print, no inline value)."""
     after = '\n```python exec\nprint("after the figure")\n```\n\nThe value is `{py} 6 * 7`.\n'
     page = PAGE.replace('narrow(line("narrow"))', 'narrow(line("bad narrow"))') + after
     site = make_site({"index.md": page}, plugin={"figure_check": "figcheck:check"})

@@ -38,6 +38,15 @@ def build_book(site_dir: Path, cache_dir: Path) -> Any:
     return config.plugins["numbook"]
 
 
+def copy_of_the_book(dest: Path) -> Path:
+    """The book's configuration and sources (no cache, no site)."""
+    for name in ("docs", "overrides", "src", "figures"):
+        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("mkdocs.yml", "CITATION.cff", "pyproject.toml"):  # numbook-cite, the engine wheel
+        shutil.copy2(ROOT / name, dest / name)
+    return dest
+
+
 @pytest.fixture(scope="session")
 def book_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The numbook cache of `built_site` (another build of the book may reuse it)."""

@@ -279,19 +279,19 @@ document.addEventListener("numbook:unfold", (event) => {
 })();
 
 // The edition menu (Material's version menu, filled from mike's versions.json) also offers this
-// page's PDF edition, which the page's head declares (numbook-pdf: rel="alternate"). The menu is
+// page's PDF edition, which the citation box links (numbook-pdf: data-pdf-edition). The menu is
 // built after the page loads, and only in a mike deployment.
 function addPdfToEditionMenu() {
   const list = document.querySelector(".md-version__list");
   if (!list || list.querySelector(".numbook-pdf-edition")) return Boolean(list);
-  document.querySelectorAll('link[rel="alternate"][type="application/pdf"]').forEach((pdf) => {
+  document.querySelectorAll("a[data-pdf-edition]").forEach((pdf) => {
     const item = document.createElement("li");
     item.className = "md-version__item numbook-pdf-edition";
     const link = document.createElement("a");
     link.className = "md-version__link";
     link.href = pdf.href;
     link.type = "application/pdf";
-    link.textContent = pdf.title;
+    link.textContent = pdf.dataset.pdfEdition;
     item.append(link);
     list.append(item);
   });

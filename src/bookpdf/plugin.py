@@ -2,8 +2,7 @@
 
 In a build that gets its PDFs, every page learns the PDFs that hold it (``pdf_edition`` in
 the template context: its chapter's and the whole book's, in each paper size), which the
-citation box lists and the page's head declares (``<link rel="alternate"
-type="application/pdf">``). The PDFs are typeset after the site is built, by ``python -m
+citation box lists (and the edition menu offers, from its ``data-pdf-edition`` links). The PDFs are typeset after the site is built, by ``python -m
 bookpdf`` (or by this plugin when ``make`` is on, as ``mike deploy`` needs); a build without
 them links none and says how to make them.
 """

@@ -302,8 +302,9 @@ def test_each_page_links_its_pdfs(pdf_edition, book_config, built_site):
     for src, _ in book_config.pages:
         html = (built_site / page_path(src) / "index.html").read_text(encoding="utf-8")
         soup = BeautifulSoup(html, "html.parser")
-        links = soup.select(".numbook-cite-pdf a[href]") + soup.select('link[rel="alternate"][type="application/pdf"]')
+        links = soup.select(".numbook-cite-pdf a[href]")
         assert len(links) >= 4, src
+        assert len(soup.select("a[data-pdf-edition]")) == len(book_config.papers), src
         for link in links:
             target = (built_site / page_path(src) / link["href"]).resolve()
             assert target.is_file(), (src, link["href"])

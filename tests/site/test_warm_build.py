@@ -16,7 +16,10 @@ from .conftest import build_book, copy_of_the_book
 
 
 def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """Every file MkDocs wrote, by path. Not pdf/: the PDF edition is typeset after the build
+    from its pages (tests/site/test_pdf.py writes it into the session's site)."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.relative_to(root).parts[0] != "pdf"}
 
 
 def test_a_warm_build_is_the_cold_build_byte_for_byte(built_site, book_cache, tmp_path):

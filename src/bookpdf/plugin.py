@@ -27,6 +27,9 @@ from .typeset import INSTALL_HINT, OUTPUT_DIR, PAPERS, TypesetterMissing, page_p
 log = logging.getLogger("mkdocs.plugins.numbook.pdf")
 #: Set by ``python -m bookpdf`` for the build it typesets next.
 NEXT = "BOOKPDF_TYPESETS_NEXT"
+#: The environment variables this package reads, and why no stored result depends on them
+#: (those that shape a page's blocks are named in numbook's ``env`` option instead).
+VARIABLES = {NEXT: "whether the pages link the PDFs: the theme's citation box, made at every build"}
 
 
 class PdfConfig(base.Config):

@@ -106,24 +106,35 @@ def _declared_reader() -> set[str]:
 
 
 def test_every_variable_the_code_reads_is_named_in_one_place():
+    from bookpdf.plugin import VARIABLES as BOOKPDF_VARIABLES
+
     declared = declared_env()
     undeclared = []
     exempt = _declared_reader()
     for where, name in project_reads():
         if where in exempt:
             continue
-        own = where.startswith("src/numbook/")
-        if name is None or name not in (NUMBOOK_VARIABLES if own else declared):
+        if where.startswith("src/numbook/"):
+            named = NUMBOOK_VARIABLES
+        elif where.startswith("src/bookpdf/"):  # a host plugin's own, read where pages are themed
+            named = BOOKPDF_VARIABLES
+        else:
+            named = declared
+        if name is None or name not in named:
             undeclared.append(f"{where}: {name or 'a variable whose name the code builds'}")
     assert undeclared == [], (
         "environment variables read but not named in numbook's `env` option of mkdocs.yml "
-        "(numbook's own: numbook.inputs.NUMBOOK_VARIABLES):\n" + "\n".join(undeclared))
+        "(numbook's own: numbook.inputs.NUMBOOK_VARIABLES; bookpdf's: bookpdf.plugin.VARIABLES):\n"
+        + "\n".join(undeclared))
 
 
 def test_every_named_variable_is_read():
     read = {name for _, name in project_reads()}
     assert declared_env() - read == set()
     assert set(NUMBOOK_VARIABLES) - read == set()
+    from bookpdf.plugin import VARIABLES as BOOKPDF_VARIABLES
+
+    assert set(BOOKPDF_VARIABLES) - read == set()
     assert "BOOK_MPLSTYLE" in declared_env()  # the figures' style sheet (bookfigures/style.py)
 
 

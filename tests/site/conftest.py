@@ -42,7 +42,8 @@ def copy_of_the_book(dest: Path) -> Path:
     """The book's configuration and sources (no cache, no site)."""
     for name in ("docs", "overrides", "src", "figures"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for name in ("mkdocs.yml", "CITATION.cff", "pyproject.toml"):  # numbook-cite, the engine wheel
+    # numbook-cite, the engine wheel, the strict build's address check
+    for name in ("mkdocs.yml", "CITATION.cff", "pyproject.toml", "permalinks.json"):
         shutil.copy2(ROOT / name, dest / name)
     return dest
 
@@ -69,6 +70,37 @@ def site_pages(site: Path) -> list[str]:
         if rel.startswith("assets") or 'http-equiv="refresh"' in path.read_text(encoding="utf-8")[:1000]:
             continue
         pages.append("/" if rel == "." else f"/{rel}/")
+    return pages
+
+
+#: Scroll a page down a screen at a time, then back to the top, as a reader scrolling through
+#: it would: every block the stylesheet lets the browser skip until it comes near the screen
+#: (`content-visibility: auto`) is then drawn and keeps its real height. An accessibility scan
+#: of a page not scrolled reads a skipped block's text at its guessed height, where it can lie
+#: over the footer in the geometry although never on the screen (axe then reports its
+#: contrast against the footer's background).
+DRAW_WHOLE_PAGE = """async () => {
+    const frame = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+    for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight / 2) {
+        window.scrollTo({top: y, behavior: 'instant'});
+        await frame();
+    }
+    window.scrollTo({top: 0, behavior: 'instant'});
+    await frame();
+}"""
+
+
+def off_gallery_pages() -> set[str]:
+    """URL paths of the pages whose front matter keeps their figures off the gallery page
+    (`gallery: false`: the figure functions' demonstrations)."""
+    from mkdocs.utils.meta import get_data
+
+    pages = set()
+    for path in sorted((ROOT / "docs").rglob("*.md")):
+        _, meta = get_data(path.read_text(encoding="utf-8"))
+        if meta.get("gallery") is False:
+            rel = path.relative_to(ROOT / "docs").with_suffix("").as_posix()
+            pages.add("/" if rel == "index" else f"/{rel.removesuffix('/index')}/")
     return pages
 
 

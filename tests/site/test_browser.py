@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from .conftest import site_pages
+from .conftest import DRAW_WHOLE_PAGE, site_pages
 
 pytestmark = pytest.mark.browser
 
@@ -107,6 +107,7 @@ def test_every_page_reads_cleanly(reader_page, served_site, built_site: Path, tm
             problems.append(f"{path}: requests to other hosts: {reader_page.record['foreign']}")
         if reader_page.record["console"]:
             problems.append(f"{path}: console errors: {reader_page.record['console']}")
+        reader_page.evaluate(DRAW_WHOLE_PAGE)
         results = axe.run(reader_page)
         serious = [
             f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"

@@ -23,7 +23,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from .conftest import site_pages
+from .conftest import DRAW_WHOLE_PAGE, site_pages
 
 pytestmark = pytest.mark.browser
 
@@ -555,6 +555,7 @@ def test_axe_finds_nothing_serious_or_moderate_on_a_phone_or_a_tablet(browser, s
     try:
         for path in CHAPTERS + ["/figures/"]:
             page.goto(served_site + path, wait_until="networkidle")
+            page.evaluate(DRAW_WHOLE_PAGE)
             for v in axe.run(page).response["violations"]:
                 if v["impact"] in {"critical", "serious", "moderate"}:
                     problems.append(f"{path} at {width} px: {v['id']} ({v['impact']}) at "

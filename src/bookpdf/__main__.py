@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", nargs="+", metavar="PAGE.md", help="only these pages (a partial book)")
     args = parser.parse_args(argv)
     project = args.project.resolve()
-    site = args.site
+    site = args.site.resolve() if args.site else None
     if site is None:
         site = project / "site"
         env = {**os.environ, NEXT: "1"}  # numbook-pdf: no "how to make the PDFs" in this build's log

@@ -10,8 +10,8 @@ table; a heading together with the piece after it), never past another figure or
 (their numbers stay in order) nor out of the aside that holds it, and lay the chapter out again, a few
 rounds at most. A block that cannot move (the last of its aside) is set smaller instead, down
 to `MIN_SHRINK` of its size, when that makes it fit where it stands; failing that, its aside
-is kept in one piece and moves on past the text that follows it, as a box set apart floats in
-a printed book.
+(if it holds no other figure) is kept in one piece and moves on past the text that follows it,
+as a box set apart floats in a printed book.
 """
 
 from __future__ import annotations
@@ -135,8 +135,8 @@ def move_aside_later(soup: BeautifulSoup, block: str) -> bool:
     that follows it: a box set apart from the main line floats like a figure."""
     tag = soup.find(attrs={"data-paper-block": block})
     aside = tag.find_parent("section", class_="paper-fold") if tag is not None else None
-    if aside is None:
-        return False
+    if aside is None or len(aside.find_all(attrs={"data-paper-block": True})) > 1:
+        return False  # an aside of several figures kept whole would leave a hole of its own
     if "paper-keep" not in aside["class"]:
         aside["class"] = aside["class"] + ["paper-keep"]  # paper.css: not split, if it fits a page
     _move_tag_later(aside)

@@ -1,6 +1,7 @@
 """One example of every figure kind, shaped like the book's uses: the figure tests draw and
 check each one, `tests/figures/make_previews.py` renders them, and the book's page *The figure
 functions* draws `demo(name)` of each function at every build, beside what `describe` says of it.
+``python -m bookfigures.catalogue`` prints that page's tables, for an author without a built site.
 
 The numbers are synthetic (seeded) - the point is the shapes: a 10 x 10 causal head,
 a 4 x 4 encoder, the 3 x 4 cross-attention of teacher forcing, a single query row, 20
@@ -356,3 +357,17 @@ def call(name: str) -> str:
 def demo(name: str) -> Figure:
     """The figure function ``name`` drawn from its demo data."""
     return EXAMPLES[DEMOS[name]].build()
+
+
+def listing() -> str:
+    """Every public function of `bookfigures`, as the page's tables list it: its call and,
+    indented below, what it draws or gives; the figure functions first."""
+    lines = []
+    for title, names in (("Figure functions", figure_functions()), ("Helpers (they draw nothing)", helper_functions())):
+        lines += [f"{title}:"] + [f"  {call(name)}\n      {summary(name)}" for name in names]
+    lines.append("(… stands for the optional arguments: help(bookfigures.NAME) shows them)")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(listing())

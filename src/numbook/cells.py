@@ -94,6 +94,7 @@ class CellError:
     traceback: str = ""
     cell: int | None = None  # index of the failing cell, None for page-level problems
     span: tuple[int, int] | None = None  # text replaced by the error under `mkdocs serve`
+    figure: str | None = None  # the figure id of a refused block: still numbered, its box takes the anchor
 
     def location(self) -> str:
         return f"{self.page}:{self.line}"

@@ -151,29 +151,30 @@ def figure_label(page_number: str | None, k: int) -> str:
 def number_figures(
     pages: Mapping[str, tuple[str | None, ParsedPage]], display: Mapping[str, str]
 ) -> tuple[dict[str, FigureInfo], list[CellError]]:
-    """Label every figure of every page; report duplicate ids (both places)."""
+    """Label every figure of every page; report duplicate ids (both places). A block whose
+    options were refused keeps its figure's number: references to it resolve, and fixing
+    it renumbers nothing."""
     figures: dict[str, FigureInfo] = {}
     errors: list[CellError] = []
     used: dict[str, int] = {}  # figures numbered so far in each part
     for src_uri, (number, parsed) in pages.items():
         k = used.get(number, 0) if number else 0
-        for cell in parsed.code_cells:
-            fig = cell.options.figure
-            if not fig:
-                continue
+        declared = [(c.fence_line, c.options.figure, c.index) for c in parsed.code_cells if c.options.figure]
+        declared += [(e.line, e.figure, None) for e in parsed.errors if e.figure]  # refused blocks' too
+        for line, fig, index in sorted(declared, key=lambda d: d[0]):
             k += 1
             if fig in figures:
                 first = figures[fig]
                 errors.append(
                     CellError(
                         display[src_uri],
-                        cell.fence_line,
+                        line,
                         f"figure id {fig!r} is already used at {display[first.src_uri]}:{first.line}",
-                        cell=cell.index,
+                        cell=index,
                     )
                 )
                 continue
-            figures[fig] = FigureInfo(fig, src_uri, figure_label(number, k), cell.fence_line)
+            figures[fig] = FigureInfo(fig, src_uri, figure_label(number, k), line)
         if number:
             used[number] = k
     return figures, errors

@@ -179,6 +179,16 @@ def parse_info(info: str) -> BlockOptions | None:
     )
 
 
+def _declared_figure(info: str) -> str | None:
+    """The figure id a refused block's info string declares: references to it are not
+    reported as unknown (the block's own error says what is wrong)."""
+    try:
+        ids = [t[len("figure="):] for t in shlex.split(info) if t.startswith("figure=")]
+    except ValueError:
+        return None
+    return ids[0] if ids and _ID.match(ids[0]) else None
+
+
 def _dedent(line: str, indent: str) -> str:
     n = 0
     while n < len(indent) and n < len(line) and line[n] in " \t":
@@ -217,9 +227,9 @@ def parse_page(text: str, path: str, line_offset: int = 0) -> ParsedPage:
             try:
                 options = parse_info(m.group("info"))
             except OptionError as exc:
-                page.errors.append(
-                    CellError(path, line_offset + i + 1, str(exc), span=(offsets[i], offsets[end_line]))
-                )
+                page.errors.append(CellError(path, line_offset + i + 1, str(exc),
+                                             span=(offsets[i], offsets[end_line]),
+                                             figure=_declared_figure(m.group("info"))))
                 options = None
             if options is not None:
                 body = [_dedent(lines[k].rstrip("\r\n"), m.group("indent")) for k in range(i + 1, j)]

@@ -2,8 +2,8 @@
 
 MkDocs' strict mode (the book sets ``strict: true``) adds a counting handler to the
 ``mkdocs`` logger for each build and aborts the build at its end if any WARNING or
-ERROR was logged. Under ``serve`` an aborted rebuild leaves the browser on the last
-good page, so an author who just broke a block sees a page that looks fine. A
+ERROR was logged. Under ``serve`` an aborted rebuild publishes nothing, and MkDocs'
+server answers no request until a rebuild succeeds: the browser seems stuck. A
 problem that the page itself now shows is therefore logged at ERROR (red, with
 page:line, as in ``mkdocs build``) but marked, and the marked records are left out
 of that count. Only records logged through `log_shown_on_page` are affected, and only

@@ -446,10 +446,14 @@ def render_page(
     run_error = ctx.run.error if ctx.run else None
     problems: list[tuple[int, ShownProblem]] = []  # under `mkdocs serve`: (line, problem), for the summary
 
-    def show(err: CellError, *, boxed: bool) -> str:
-        """The page's mark for ``err`` where it happened (a box, or a mark in a sentence)."""
+    def show(err: CellError, *, boxed: bool, figure: str | None = None) -> str:
+        """The page's mark for ``err`` where it happened (a box, or a mark in a sentence).
+        The box of a block that declares one of this page's figures takes the figure's id:
+        the links to the figure still land (MkDocs warns of a missing anchor, and a strict
+        `mkdocs serve` would refuse the rebuild and answer no request until a fix)."""
         marked = sum(p.anchor is not None for _, p in problems)
-        problem = ShownProblem.of(err, f"numbook-problem-{marked + 1}", boxed)
+        own = figure is not None and figure in figures and figures[figure].src_uri == ctx.src_uri
+        problem = ShownProblem.of(err, figure if own else f"numbook-problem-{marked + 1}", boxed)
         problems.append((err.line, problem))
         return problem_box(problem) if boxed else problem_mark(problem)
 
@@ -459,7 +463,7 @@ def render_page(
                 problems.append((err.line, ShownProblem.of(err)))  # no place in the text: the summary holds it
             elif _whole_lines(text, *err.span):  # a block (bad options): the box replaces it
                 indent = re.match(r"[ \t]*", text[err.span[0] :]).group()  # type: ignore[union-attr]
-                edits.append((*err.span, "\n" + _indent(show(err, boxed=True), indent) + "\n\n"))
+                edits.append((*err.span, "\n" + _indent(show(err, boxed=True, figure=err.figure), indent) + "\n\n"))
             else:  # inside a sentence (a link, an empty inline value)
                 edits.append((*err.span, show(err, boxed=False)))
         if run_error is not None and run_error.cell not in {c.index for c in ctx.parsed.cells}:
@@ -496,7 +500,7 @@ def render_page(
             if failed and opts.show_errors:
                 if out is not None and out.stdout:
                     chunks.append(fenced(out.stdout, "{.text .numbook-output}"))
-                chunks.append(show(run_error, boxed=True))  # type: ignore[arg-type]
+                chunks.append(show(run_error, boxed=True, figure=cell.options.figure))  # type: ignore[arg-type]
             elif cell.options.figure and cell.options.figure in figures:
                 # Not run (plugin disabled, or an earlier block failed): keep the anchor and number.
                 info = figures[cell.options.figure]

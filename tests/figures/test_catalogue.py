@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 
 import pytest
 from matplotlib.figure import Figure
@@ -36,3 +38,12 @@ def test_what_the_catalogue_says_of_a_function_comes_from_the_function():
 def test_a_demo_is_a_figure_with_its_data():
     fig = catalogue.demo("probability_bars")
     assert isinstance(fig, Figure) and fig.data_table[1]
+
+
+def test_the_catalogue_prints_without_a_built_site():
+    """`python -m bookfigures.catalogue`: each function's call and summary, as the page lists them."""
+    printed = subprocess.run([sys.executable, "-m", "bookfigures.catalogue"], capture_output=True, text=True,
+                             check=True).stdout
+    for name in bf.__all__:
+        assert f"  {catalogue.call(name)}\n      {catalogue.summary(name)}\n" in printed, name
+    assert printed.index("probability_bars(") < printed.index("Helpers") < printed.index("book_style(")

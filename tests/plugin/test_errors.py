@@ -156,6 +156,77 @@ def test_serve_still_aborts_on_other_warnings_in_strict_mode(make_site):
         site.build(serve=True, strict=True)
 
 
+# A figure that is referenced above its block, refused (no alt text), made without its data,
+# raising, and not run (after the failure): each page cites all of its own.
+REFUSED = """
+    # Refused
+
+    [](#fig-refused) and [](#fig-after-refused).
+
+    ```python exec figure="fig-refused" caption="No alt text"
+    pass
+    ```
+
+    ```python exec figure="fig-after-refused" caption="Fine" alt="A line"
+    pass
+    ```
+"""
+NO_DATA = """
+    # No data
+
+    [](#fig-no-data) and [](#fig-not-run).
+
+    ```python exec figure="fig-no-data" caption="No data" alt="A line"
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots()
+    ax.plot([0, 1])
+    ```
+
+    ```python exec figure="fig-not-run" caption="Not run" alt="A line"
+    pass
+    ```
+"""
+RAISES = """
+    # Raises
+
+    [](#fig-raises) is missing.
+
+    ```python exec figure="fig-raises" caption="Raises" alt="A line"
+    raise ValueError("no figure today")
+    ```
+"""
+
+
+def test_a_figure_that_failed_is_no_unknown_id_to_its_references(make_site):
+    """The block's own error says why the figure is missing: a reference to it above the block
+    used to come first, as an "unknown id", hiding the cause. A refused block keeps its number."""
+    site = make_site({"refused.md": REFUSED, "raises.md": RAISES})
+    message = build_error(site)
+    assert "docs/refused.md:5: figure 'fig-refused' has no alt text" in message
+    assert "docs/raises.md:6: block raised ValueError: no figure today" in message
+    assert "unknown" not in message and "refused.md:3" not in message and "raises.md:3" not in message
+
+
+def test_serve_keeps_the_anchors_of_figures_that_failed(make_site):
+    """Under a strict `mkdocs serve`, a missing anchor is a warning that refuses the rebuild,
+    and MkDocs' server then answers no request until one succeeds: the page that shows a
+    figure's error must still have the figure's id. `mkdocs build` stops as before."""
+    site = make_site({"refused.md": REFUSED, "nodata.md": NO_DATA})
+    with open(site.root / "mkdocs.yml", "a", encoding="utf-8") as config:
+        config.write("validation:\n  anchors: warn\n")
+    site.build(serve=True, strict=True)  # no "no such anchor" warning, so no abort
+    refused = site.main("refused")
+    assert '<div class="admonition failure numbook-error" id="fig-refused">' in refused
+    assert '<a href="#fig-refused">Figure 1</a> and <a href="#fig-after-refused">Figure 2</a>' in refused
+    no_data = site.main("nodata")
+    assert '<div class="admonition failure numbook-error" id="fig-no-data">' in no_data
+    assert '<figure class="numbook-figure" id="fig-not-run">' in no_data
+    assert '<a href="#fig-no-data">Figure 1</a> and <a href="#fig-not-run">Figure 2</a>' in no_data
+    message = build_error(site)
+    assert "docs/refused.md:5: figure 'fig-refused' has no alt text" in message
+    assert "docs/nodata.md:5: figure 'fig-no-data' has no data" in message
+
+
 def test_hanging_block_is_stopped_at_its_line(make_site):  # g
     """An endless loop uses CPU time: the kernel stops it at the page's CPU limit."""
     site = make_site({

@@ -10,8 +10,8 @@ table; a heading together with the piece after it), never past another figure or
 (their numbers stay in order) nor out of the aside that holds it, and lay the chapter out again, a few
 rounds at most. A block that cannot move (the last of its aside) is set smaller instead, down
 to `MIN_SHRINK` of its size, when that makes it fit where it stands; failing that, its aside
-(if it holds no other figure) is kept in one piece and moves on past the text that follows it,
-as a box set apart floats in a printed book.
+(if it fits a page) is kept in one piece and moves on past the text that follows it, as a box
+set apart floats in a printed book.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ MAX_EMPTY = 0.3
 ROUNDS = 6
 #: The smallest share of its size a block that cannot move is set at, to fit a page's foot.
 MIN_SHRINK = 0.72
+#: Room a block needs beyond its own height (the checks under it, an aside's padding).
+SLACK = 0.05
+#: The tallest aside kept in one piece to float, in pages' content heights.
+MAX_ASIDE = 0.95
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
@@ -40,7 +44,7 @@ class Hole:
     page: int  # index in the laid-out document
     empty: float  # share of the page's content height left empty
     block: str | None  # data-paper-block of the block that did not fit, if one did not
-    room: float = 0.0  # what the block would need to shrink to, to fit the hole (share of its height)
+    room: float = 0.0  # the scale of its images that would make the block fit the hole
 
 
 def _content_boxes(page: Any) -> Iterable[Any]:
@@ -68,9 +72,9 @@ def page_fill(page: Any) -> float:
     return min(1.0, max(0.0, (bottom - top) / height)) if height else 1.0
 
 
-def first_block(page: Any) -> tuple[str, float] | None:
-    """The movable block at the top of a page (its ``data-paper-block``) and its height (the
-    share of the page's content height), if it starts the page."""
+def first_block(page: Any) -> tuple[str, float, float] | None:
+    """The movable block at the top of a page (its ``data-paper-block``), its height and the
+    height of the images in it (shares of the page's content height), if it starts the page."""
     box = page._page_box
     limit = box.content_box_y() + box.height * 0.25
     for child in _content_boxes(page):
@@ -81,7 +85,9 @@ def first_block(page: Any) -> tuple[str, float] | None:
             return None
         block = element.get("data-paper-block")
         if block and child.element_tag in ("figure", "div"):
-            return block, child.margin_height() / box.height
+            images = sum(d.margin_height() for d in child.descendants()
+                         if "Replaced" in type(d).__name__ and hasattr(d, "margin_height"))
+            return block, child.margin_height() / box.height, images / box.height
     return None
 
 
@@ -94,8 +100,10 @@ def holes(pages: Sequence[Any]) -> list[Hole]:
             block = first_block(pages[index + 1])
             if block is None:
                 found.append(Hole(index, empty, None))
-            else:
-                found.append(Hole(index, empty, block[0], (empty - 0.02) / block[1]))
+            else:  # the images' scale that would make the block fit (its caption keeps its size)
+                name, tall, images = block
+                room = 1 - (tall - (empty - SLACK)) / images if images else 0.0
+                found.append(Hole(index, empty, name, room))
     return found
 
 
@@ -130,17 +138,19 @@ def move_later(soup: BeautifulSoup, block: str) -> bool:
     return tag is not None and _move_tag_later(tag)
 
 
-def move_aside_later(soup: BeautifulSoup, block: str) -> bool:
-    """Keep the aside that ends with a block in one piece and move it past the piece of text
-    that follows it: a box set apart from the main line floats like a figure."""
+def move_aside_later(soup: BeautifulSoup, block: str, fits: Callable[[str], bool] = lambda _: True) -> bool:
+    """Move the aside that ends with a block past the piece of text that follows it, kept in one
+    piece if it fits a page (``fits``, given its id): a box set apart from the main line floats
+    like a figure. One taller than a page, kept whole, would start a page of its own and leave
+    a hole before it: it moves, and breaks where it must."""
     tag = soup.find(attrs={"data-paper-block": block})
     aside = tag.find_parent("section", class_="paper-fold") if tag is not None else None
-    if aside is None or len(aside.find_all(attrs={"data-paper-block": True})) > 1:
-        return False  # an aside of several figures kept whole would leave a hole of its own
-    if "paper-keep" not in aside["class"]:
-        aside["class"] = aside["class"] + ["paper-keep"]  # paper.css: not split, if it fits a page
-    _move_tag_later(aside)
-    return True
+    if aside is None:
+        return False
+    keep = (not aside.get("id") or fits(aside["id"])) and "paper-keep" not in aside["class"]
+    if keep:
+        aside["class"] = aside["class"] + ["paper-keep"]  # paper.css: not split
+    return _move_tag_later(aside) or keep
 
 
 def _move_tag_later(tag: Tag) -> bool:
@@ -157,6 +167,19 @@ def _move_tag_later(tag: Tag) -> bool:
     return True
 
 
+def height(pages: Sequence[Any], element_id: str) -> float:
+    """The height of the element with this id, summed over the pages it spans, in pages'
+    content heights."""
+    total = 0.0
+    for page in pages:
+        for child in _content_boxes(page):  # outermost first: the element's own box
+            element = getattr(child, "element", None)
+            if element is not None and element.get("id") == element_id and hasattr(child, "margin_height"):
+                total += child.margin_height() / page._page_box.height
+                break
+    return total
+
+
 def shrink(soup: BeautifulSoup, block: str, scale: float) -> bool:
     """Set a block's images smaller by ``scale`` (their style gives their size in points)."""
     tag = soup.find(attrs={"data-paper-block": block})
@@ -171,7 +194,8 @@ def fill_holes(body: str, lay_out: Callable[[str], Sequence[Any]]) -> tuple[str,
 
     ``lay_out`` turns a body into laid-out pages. Returns the body and the holes left.
     """
-    left = holes(lay_out(body))
+    pages = lay_out(body)
+    left = holes(pages)
     for _ in range(ROUNDS):
         if not any(h.block for h in left):
             break
@@ -185,9 +209,10 @@ def fill_holes(body: str, lay_out: Callable[[str], Sequence[Any]]) -> tuple[str,
             elif hole.room >= MIN_SHRINK:
                 changed |= shrink(soup, hole.block, min(1.0, hole.room))
             else:
-                changed |= move_aside_later(soup, hole.block)
+                changed |= move_aside_later(soup, hole.block, lambda aside: height(pages, aside) < MAX_ASIDE)
         if not changed:
             break
         body = str(soup)
-        left = holes(lay_out(body))
+        pages = lay_out(body)
+        left = holes(pages)
     return body, left

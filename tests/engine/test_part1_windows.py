@@ -73,3 +73,13 @@ def test_the_script_reproduces_a_stored_run(stored):
         assert np.allclose(new["curve"][key], old["curve"][key], rtol=1e-9, atol=0)
     inexact = ("final_train_loss", "final_heldout_loss", "curve", "cpu_seconds")
     assert {k: v for k, v in new.items() if k not in inexact} == {k: v for k, v in old.items() if k not in inexact}
+
+
+def test_the_counts_record_is_the_counts_counted_again():
+    """Home quotes the interpolated counts from a record; its script makes it again identically."""
+    stored = part1_windows.load_counts()
+    again = {(r["one_in"], r["window"]): r for r in part1_windows.counts_record()["counts"]}
+    assert set(stored) == {(k, w) for w in part1_windows.WINDOWS for k in part1_windows.ONE_IN} == set(again)
+    for key, row in again.items():
+        assert stored[key]["stored_counts"] == row["stored_counts"]
+        assert stored[key]["heldout_loss"] == pytest.approx(row["heldout_loss"], rel=1e-12, abs=0)

@@ -234,6 +234,26 @@ def test_no_figure_is_cut_from_its_caption_and_none_leaves_its_page(pdf_edition)
                 assert all(c["x1"] <= page.width - 14 for c in page.chars), f"{out.path.name} p. {number}"
 
 
+def test_no_table_title_is_left_at_a_page_foot(pdf_edition, book_config, built_site):
+    """A table's title (the line over it) is never the last line of a page, its table on the next."""
+    import pdfplumber
+    from bookpdf.typeset import page_path
+
+    titles = set()
+    for src, _ in book_config.pages:
+        soup = BeautifulSoup((built_site / page_path(src) / "index.html").read_text(encoding="utf-8"), "html.parser")
+        titles |= {" ".join(p.get_text().split()) for p in soup.select("div.numbook-table-output > p:first-child")}
+    assert len(titles) >= 20
+    orphans = []
+    for out in _outputs(pdf_edition, chapter=None):
+        with pdfplumber.open(out.path) as pdf:
+            for number, page in enumerate(pdf.pages, start=1):
+                body = [line["text"].strip() for line in page.extract_text_lines() if line["top"] < page.height * 0.93]
+                if body and len(body[-1]) >= 10 and any(body[-1] in title for title in titles):
+                    orphans.append(f"{out.path.name} p.{number}: {body[-1]}")
+    assert not orphans, orphans
+
+
 def test_no_page_a_third_empty_but_before_a_chapter(pdf_edition):
     import pdfplumber
 

@@ -9,8 +9,11 @@ tuned again per run, nor is any run stopped early. The record keeps, per run, th
 the losses on all training and held-out pairs every `eval_every` steps along the run (the
 checkpoint's curve: where the held-out loss was lowest), the loss on the held-out pairs whose
 window never occurs in that run's training pairs, the number of parameters and the time taken;
-no parameters. Count models need no record: they are counted again wherever
-they are needed, in a fraction of a second.
+no parameters. Count models are counted again wherever they are needed, in a fraction of a
+second; their held-out losses and sizes are also kept, in params/part1_window_counts.json
+(`python -m tinyformer.fit.part1_windows --counts`, a second), for a page that only quotes them
+(Home, which runs again whenever any chapter changes) and must not pay for the counting; Part 1
+checks that record against its own counts.
 
 About three minutes of processor time on one core (16 runs of 16,000 steps).
 """
@@ -27,6 +30,7 @@ from tinyformer.fit import part1
 from tinyformer.models import char_mlp
 
 RUNS_FILE = "part1_windows.json"
+COUNTS_FILE = "part1_window_counts.json"
 #: The window lengths tried, in characters.
 WINDOWS = tuple(range(1, 9))
 #: The data sizes: one training name in this many, in list order (1: all of them).
@@ -113,8 +117,35 @@ def belongs_to_current_settings(doc: dict) -> bool:
             and doc["names"]["train"] == {str(k): fingerprint(names_for(k)[0]) for k in ONE_IN})
 
 
+def counts_record() -> dict:
+    """The interpolated counts (Kneser-Ney) at every window and data size of the runs: their
+    held-out loss and how many counts they store."""
+    from tinyformer.models import interpolated_counts
+
+    train, heldout = data.train_heldout_split()
+    rows = []
+    for one_in in ONE_IN:
+        for window in WINDOWS:
+            counts = interpolated_counts.fit(*char_mlp.pairs_to_ids(train[::one_in], window),
+                                             window, char_mlp.VOCAB_SIZE)
+            rows.append({"window": window, "one_in": one_in,
+                         "heldout_loss": counts.loss(*char_mlp.pairs_to_ids(heldout, window)),
+                         "stored_counts": counts.stored_counts()})
+    return {"script": "python -m tinyformer.fit.part1_windows --counts", "counts": rows}
+
+
+def load_counts() -> dict[tuple[int, int], dict]:
+    """The stored counts record, by (one in, window)."""
+    return {(r["one_in"], r["window"]): r for r in paramio.read_json(COUNTS_FILE)["counts"]}
+
+
 def main() -> None:
-    """Make the record, write it and say how long it took."""
+    """Make the record (or, with --counts, the counts record), write it and say how long it took."""
+    import sys
+
+    if "--counts" in sys.argv[1:]:
+        print(f"wrote {paramio.write_json(COUNTS_FILE, counts_record())}")
+        return
     start = time.perf_counter()
     doc = record()
     path = paramio.write_json(RUNS_FILE, doc)

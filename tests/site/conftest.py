@@ -86,7 +86,12 @@ DRAW_WHOLE_PAGE = """async () => {
         await frame();
     }
     window.scrollTo({top: 0, behavior: 'instant'});
-    await frame();
+    // back at the top the header fades the page title out and the site title in: let every
+    // finite transition end (at most two seconds) before anything is measured
+    const moving = () => document.getAnimations().some(a => a.playState === 'running'
+        && a.effect && a.effect.getComputedTiming().endTime !== Infinity);
+    const giveUp = performance.now() + 2000;
+    do { await frame(); } while (moving() && performance.now() < giveUp);
 }"""
 
 

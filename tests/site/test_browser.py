@@ -99,7 +99,8 @@ def test_every_page_reads_cleanly(reader_page, served_site, built_site: Path, tm
             problems.append(f"{path}: raw TeX left in the text: {raw}")
         if reader_page.locator(".katex-error, .numbook-error").count():
             problems.append(f"{path}: a formula or block rendered as an error")
-        reader_page.evaluate(LOAD_SHOWN_IMAGES)
+        reader_page.evaluate(DRAW_WHOLE_PAGE)
+        reader_page.evaluate(LOAD_SHOWN_IMAGES)  # ends at the top, every transition ended
         broken = reader_page.evaluate(UNLOADED_IMAGES, "img")
         if broken:
             problems.append(f"{path}: images not loaded: {broken}")
@@ -107,7 +108,6 @@ def test_every_page_reads_cleanly(reader_page, served_site, built_site: Path, tm
             problems.append(f"{path}: requests to other hosts: {reader_page.record['foreign']}")
         if reader_page.record["console"]:
             problems.append(f"{path}: console errors: {reader_page.record['console']}")
-        reader_page.evaluate(DRAW_WHOLE_PAGE)
         results = axe.run(reader_page)
         serious = [
             f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"

@@ -352,7 +352,10 @@ def opening_text(content_html: str, limit: int = DESCRIPTION_CHARS) -> str:
     Only a paragraph of the page's own flow counts, not one inside an aside, a figure, a table
     or a citation box."""
     parser = _Opening()
-    parser.feed(content_html)
+    for start in range(0, len(content_html), 4096):  # stop at the paragraph, not the page's end
+        parser.feed(content_html[start:start + 4096])
+        if parser._done:
+            break
     text = re.sub(r"\s+", " ", "".join(parser.text)).strip()
     if len(text) <= limit:
         return text

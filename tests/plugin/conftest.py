@@ -7,10 +7,11 @@ so a test can read its counters (`plugin.book.executed`, `.from_cache`, `.timing
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -109,13 +110,18 @@ def make_site(tmp_path: Path) -> Callable[..., Site]:
     return make
 
 
-class _Collect(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+@contextlib.contextmanager
+def logged(level: int = logging.ERROR) -> Iterator[list[str]]:
+    """The messages MkDocs' loggers log at ``level`` or above while the block runs."""
+    messages: list[str] = []
+    handler = logging.Handler(level)
+    handler.emit = lambda record: messages.append(record.getMessage())
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)
 
 
 def build_error(site: Site, *, prefix: str = "numbook:", **kwargs: Any) -> str:
@@ -125,14 +131,8 @@ def build_error(site: Site, *, prefix: str = "numbook:", **kwargs: Any) -> str:
     """
     from mkdocs.exceptions import Abort
 
-    handler = _Collect()
-    logger = logging.getLogger("mkdocs")
-    logger.addHandler(handler)
-    try:
-        with pytest.raises(Abort):
-            site.build(**kwargs)
-    finally:
-        logger.removeHandler(handler)
-    numbook = [m for m in handler.messages if m.startswith(prefix)]
-    assert numbook, f"the build failed, but not with a numbook error: {handler.messages}"
+    with logged() as messages, pytest.raises(Abort):
+        site.build(**kwargs)
+    numbook = [m for m in messages if m.startswith(prefix)]
+    assert numbook, f"the build failed, but not with a numbook error: {messages}"
     return "\n".join(numbook)

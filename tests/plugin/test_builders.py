@@ -30,7 +30,7 @@ from numbook.compare import compare_sites
 from numbook.extension import ALLOW_UNEXECUTED, UnexecutedPage, makeExtension
 
 from ..builders import require_zensical
-from .conftest import build_error
+from .conftest import build_error, logged
 
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
@@ -139,19 +139,8 @@ def mkdocs_error(root: Path) -> str:
     """Build a site that must stop; the message MkDocs logged."""
     from mkdocs.exceptions import Abort
 
-    messages: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            messages.append(record.getMessage())
-
-    handler = Collect(logging.ERROR)
-    logging.getLogger("mkdocs").addHandler(handler)
-    try:
-        with pytest.raises(Abort):
-            mkdocs_build(root, root / "site")
-    finally:
-        logging.getLogger("mkdocs").removeHandler(handler)
+    with logged() as messages, pytest.raises(Abort):
+        mkdocs_build(root, root / "site")
     return "\n".join(messages)
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from mkdocs.exceptions import Abort
 
-from .conftest import build_error
+from .conftest import build_error, logged
 
 
 def text_of(fragment: str) -> str:
@@ -390,13 +390,6 @@ def test_a_source_link_to_a_missing_anchor_fails_a_strict_build(make_site):
                "    def __init__(self, value):\n        pass\n")
     config = site.root / "mkdocs.yml"
     config.write_text(config.read_text() + "validation:\n  anchors: warn\n")
-    warnings: list[str] = []
-    handler = logging.Handler(logging.WARNING)
-    handler.emit = lambda record: warnings.append(record.getMessage())
-    logging.getLogger("mkdocs").addHandler(handler)
-    try:
-        with pytest.raises(Abort):
-            site.build(strict=True)
-    finally:
-        logging.getLogger("mkdocs").removeHandler(handler)
+    with logged(logging.WARNING) as warnings, pytest.raises(Abort):
+        site.build(strict=True)
     assert any("#toyengine.layers.double" in w for w in warnings)

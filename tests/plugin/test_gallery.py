@@ -10,7 +10,7 @@ import yaml
 
 from numbook.gallery import PREVIEW_MAX_HEIGHT_PX
 
-from .conftest import build_error
+from .conftest import build_error, logged
 
 FIG = """\
 ```python exec figure="{id}" caption="{caption}" alt="A line."
@@ -108,24 +108,15 @@ def test_a_failing_figure_is_reported_at_its_own_page_not_the_gallerys(make_site
     that has it. MkDocs heads an error raised while it reads a page with "Error reading page
     '<that page>'": that page, and then the problem's own page and line, must be the first
     an author reads."""
-    import logging
-
     from mkdocs.exceptions import Abort
-
-    from .conftest import _Collect
 
     site = gallery_site(make_site)
     # read after figures.md (MkDocs reads the pages in the order of their paths)
     site.page("z-new.md", "# New\n\n" + FIG.format(id="fig-new", caption="New", n=6).replace(
         'figure_data(["x"], [[0], [6]])\n', ""))
-    handler = _Collect()
-    logging.getLogger("mkdocs").addHandler(handler)
-    try:
-        with pytest.raises(Abort):
-            site.build(strict=True)
-    finally:
-        logging.getLogger("mkdocs").removeHandler(handler)
-    errors = "\n".join(handler.messages)
+    with logged() as messages, pytest.raises(Abort):
+        site.build(strict=True)
+    errors = "\n".join(messages)
     assert "figures.md" not in errors, errors
     first = errors.find("docs/z-new.md:")
     assert 0 <= first and "Error reading page 'z-new.md'" in errors[:first], errors

@@ -11,6 +11,8 @@ import yaml
 
 from numbook import permalinks
 
+from .conftest import logged
+
 PAGE = """\
 # Scores
 
@@ -102,29 +104,17 @@ def test_update_adds_and_never_removes(make_site, tmp_path):
     assert permalinks.main(["--check", "--manifest", str(manifest), "--site", str(site.root / "site")]) == 1
 
 
-class _Warnings(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
 def checked_build(site, **kwargs) -> tuple[bool, str]:
     """(whether the build finished, its warnings and errors)."""
     from mkdocs.exceptions import Abort
 
-    handler = _Warnings()
-    logging.getLogger("mkdocs").addHandler(handler)
-    try:
-        site.build(**kwargs)
-        finished = True
-    except Abort:
-        finished = False
-    finally:
-        logging.getLogger("mkdocs").removeHandler(handler)
-    return finished, "\n".join(handler.messages)
+    with logged(logging.WARNING) as messages:
+        try:
+            site.build(**kwargs)
+            finished = True
+        except Abort:
+            finished = False
+    return finished, "\n".join(messages)
 
 
 def test_a_strict_build_fails_on_an_address_the_manifest_does_not_list_or_has_lost(make_site):

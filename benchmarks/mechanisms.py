@@ -113,7 +113,7 @@ def _switch_off(name: str, config_text: str) -> tuple[str, bool]:
                 found = True
         return config_text, found
     if name == "katex":
-        return config_text, _unwrap(module("numbook.katex"), ("render", "_tidied"))
+        return config_text, _unwrap(module("booksite.katex"), ("render", "_tidied"))
     if name == "parse":
         book = module("numbook.book")
         if book is None or not hasattr(book, "_parse_page") or not hasattr(book._parse_page, "__wrapped__"):

@@ -1,4 +1,4 @@
-"""How reference managers read a page's metadata, modelled independently of numbook.cite."""
+"""How reference managers read a page's metadata, modelled independently of booksite.cite."""
 
 from __future__ import annotations
 

@@ -14,5 +14,7 @@ Author syntax (Markdown):
 * in blocks, ``from numbook.api import table, figure_data, export, markdown, fmt``.
 
 Layout: the core is a plain library (`book` orchestrates `parse`, `cache`, `pool` /
-`runner`, `figures`, `numbering`, `render`); `plugin` is the thin MkDocs adapter.
+`runner`, `figures`, `numbering`, `render`); `plugin` is the thin MkDocs host, `extension`
+with `markdown_host` and `zensical` the Python-Markdown one. The plugins that shape the site
+around the pages (maths, lean pages, citations, workbooks) are the `booksite` package's.
 """

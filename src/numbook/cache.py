@@ -35,8 +35,8 @@ log = logging.getLogger("mkdocs.plugins.numbook")
 
 FORMAT_VERSION = 1
 _PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
-# plugins that live in this package but shape no output of a block: editing them re-runs nothing
-_NOT_PLUGIN = {"katex.py", "lean.py", "rendermemo.py"}
+# a module of this package that shapes no output of a block: editing it re-runs nothing
+_NOT_PLUGIN = {"rendermemo.py"}
 
 
 def _installed(dist: str) -> str:

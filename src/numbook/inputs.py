@@ -117,7 +117,6 @@ inherited: dict[str, str] = {}
 NUMBOOK_VARIABLES = {
     "NUMBOOK_ALLOW_UNEXECUTED": "lets a build publish unexecuted pages; part of every stored conversion's key",
     "SOURCE_DATE_EPOCH": "the date MkDocs writes in sitemap.xml; nothing numbook stores depends on it",
-    "MIKE_DOCS_VERSION": "the edition numbook-cite names while mike deploys; its boxes are made at every build",
     "OPENBLAS_NUM_THREADS": "set for the page workers when unset (their BLAS threads), never read back",
     "OMP_NUM_THREADS": "as OPENBLAS_NUM_THREADS",
     "MKL_NUM_THREADS": "as OPENBLAS_NUM_THREADS",

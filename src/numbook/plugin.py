@@ -10,14 +10,17 @@ directories and every other file a page read (`Book.inputs`, the stored conversi
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
+import jinja2
 from markdown.extensions.toc import slugify as default_slugify
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -32,7 +35,7 @@ from .errors import format_errors
 from .figures import DEFAULT_DARK_COLORS
 from .preview import log_shown_on_page
 from .render import RenderOptions
-from .rendermemo import RenderMemo
+from .rendermemo import RenderMemo, TemplateCodeMemo
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
@@ -112,6 +115,7 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self._pinned_date: str | None = None  # the SOURCE_DATE_EPOCH this build set
         self.nav_titles: dict[str, str] = {}  # src_uri -> title in the navigation, in nav order
         self.memo: RenderMemo | None = None
+        self.template_code = TemplateCodeMemo()
         self.kept: Any = None  # numbook.pool.KeptPages while serving
         self.server: Any = None  # `mkdocs serve`'s live-reload server
         self._watched: set[str] = set()
@@ -334,6 +338,8 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
     def on_env(self, env: Any, *, config: MkDocsConfig, files: Files) -> Any:
         """Every page has been read: take the runs of any page MkDocs did not read (and so
         did not wait for) before MkDocs writes the site's files."""
+        if isinstance(env, jinja2.Environment):  # (a Python-Markdown host has no theme)
+            env.bytecode_cache = self.template_code
         if self.book is not None:
             self._publish(self.book.collect(), files, config)
             if self.book.errors and self.config.enabled:
@@ -346,6 +352,8 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
         self._watch_inputs(config)
         if self.config.permalinks and self.config.enabled and not self.serving:
             self._check_permalinks(config)
+        if self.serving:
+            _collect_garbage_soon()
 
     def _check_permalinks(self, config: MkDocsConfig) -> None:
         """Warn (a strict build then fails) where the built site and the address manifest differ."""
@@ -384,3 +392,18 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             if not inside and os.path.isfile(path):
                 self.server.watch(path, recursive=False)
             self._watched.add(path)
+
+
+#: Seconds after a `serve` build before its garbage is collected: the browser has reloaded the page.
+COLLECT_AFTER = 0.5
+
+
+def _collect_garbage_soon() -> None:
+    """A build leaves some 7,000 objects in reference cycles (MkDocs' pages, files and
+    navigation point at each other), 18 MiB, which Python frees only once the old generation
+    has grown by a quarter: under `serve` they piled up from save to save, and each build ran
+    slower (1.30 s, then 1.47 s by the eighth prose save; measured). A full collection takes a
+    tenth of a second, so it runs after the build, when the reader already has the page."""
+    timer = threading.Timer(COLLECT_AFTER, gc.collect)
+    timer.daemon = True
+    timer.start()

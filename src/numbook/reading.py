@@ -30,6 +30,7 @@ build time, before any page is rendered.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import astuple, dataclass, fields
@@ -199,6 +200,7 @@ def _tally(markdown: str) -> Tally:
     )
 
 
+@functools.lru_cache(maxsize=64)  # Home asks for each chapter's twice
 def reading_length(markdown: str) -> ReadingLength:
     """What a page's main line and its folds hold, from its Markdown source."""
     text = _selected_tabs_only(_replace_fences(_FRONT_MATTER.sub("", markdown)))

@@ -20,6 +20,7 @@ from .figures import display_size
 from .format import escape_text
 from .numbering import Labels, Resolved, resolve_ref, section_prefix
 from .parse import find_refs
+from .stored import memo_by_digest
 
 
 @dataclass
@@ -166,6 +167,7 @@ def _check_box(claim: str, inner: list[str], code: str, style: str | None) -> st
     )
 
 
+@memo_by_digest(maxsize=1024)  # measuring an SVG's text takes regex passes over it; saves repeat them
 def _image_size(svg: str, min_text_px: float) -> str:
     """``width``/``height`` (no layout shift while the image loads) and, with a text floor,
     the ``min-width`` below which the figure scrolls sideways instead of shrinking."""

@@ -19,11 +19,14 @@ import os
 import secrets
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 log = logging.getLogger("mkdocs.plugins.numbook")
 
 _TAG = b"numbook-hmac-sha256 "
+T = TypeVar("T")
 
 
 def sha256_file(path: str) -> str | None:
@@ -33,6 +36,28 @@ def sha256_file(path: str) -> str | None:
             return hashlib.sha256(f.read()).hexdigest()
     except OSError:
         return None
+
+
+def memo_by_digest(maxsize: int) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Remember a function of a long text (and small, hashable options) in this process, by the
+    text's sha256: `mkdocs serve` hands the same pages and figures to it at every save, and the
+    memo holds 32 bytes of each text, not the text. Only for a pure function with a small result."""
+
+    def decorate(function: Callable[..., T]) -> Callable[..., T]:
+        results: dict[tuple[Any, ...], T] = {}
+
+        @functools.wraps(function)
+        def memoized(text: str, *options: Any, **named: Any) -> T:
+            key = (hashlib.sha256(text.encode()).digest(), options, tuple(sorted(named.items())))
+            if key not in results:
+                if len(results) >= maxsize:
+                    results.pop(next(iter(results)))  # the oldest
+                results[key] = function(text, *options, **named)
+            return results[key]
+
+        return memoized
+
+    return decorate
 
 
 def key_path() -> Path:

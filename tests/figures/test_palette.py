@@ -206,7 +206,7 @@ def test_tex_macro_renders_in_katex_with_its_colour(name):
 
 
 def test_tex_macros_work_through_the_katex_plugin_preamble():
-    katex = pytest.importorskip("numbook.katex")
+    katex = pytest.importorskip("booksite.katex")
     preamble = katex.macro_preamble(pal.TEX_MACROS)
     html = pykatex.renderToString(preamble + r"\vq{q_2} \cdot \vk{k_j}")
     assert f"color:{pal.ROLE_COLORS['q']}" in html and f"color:{pal.ROLE_COLORS['k']}" in html

@@ -11,7 +11,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, PluginError
 
-from numbook.katex import load_macros, macro_preamble
+from booksite.katex import load_macros, macro_preamble
 from tests.markup import mathml_problems
 
 MACROS = {r"\vq": r"\textcolor{#d55e00}{\boldsymbol{#1}}"}
@@ -173,7 +173,7 @@ def test_coloured_bold_symbols_give_valid_mathml_and_the_formulas_own_tex(tmp_pa
 
 
 def test_the_problem_finder_sees_what_katex_writes():
-    from numbook.katex import render
+    from booksite.katex import render
 
     raw = render(r"\boldsymbol{e_i}", False, "")
     assert mathml_problems(raw) and "<mi> holds <msub>" in mathml_problems(raw)[0]

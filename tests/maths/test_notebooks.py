@@ -12,7 +12,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 from mkdocs.exceptions import Abort, PluginError
 
-from numbook.notebooks import stylesheet_name, wrap_math
+from booksite.notebooks import stylesheet_name, wrap_math
 
 ARITHMATEX_INLINE = '<span class="arithmatex">\\({}\\)</span>'
 
@@ -282,7 +282,7 @@ def test_a_notebook_that_imports_the_package_without_an_install_cell_stops_the_b
 def test_the_wheel_is_the_same_bytes_whatever_the_files_dates(tmp_path, monkeypatch):
     import os
 
-    from numbook.wheel import build_wheel
+    from booksite.wheel import build_wheel
 
     root = make_wheel_site(tmp_path, _notebook(["# Workbook"], []))
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
@@ -291,6 +291,27 @@ def test_the_wheel_is_the_same_bytes_whatever_the_files_dates(tmp_path, monkeypa
         os.utime(path, (1_000_000_000, 1_000_000_000))
     second = build_wheel(root, name="mini", packages=["src/mini"], requires=["numpy"])
     assert first.content == second.content and first.filename == second.filename
+
+
+def test_a_package_file_changed_between_two_builds_is_in_the_next_wheel(tmp_path, monkeypatch):
+    """`serve` builds the wheel at each save in one process: a change to the package reaches it."""
+    import io
+    import zipfile
+
+    from booksite.wheel import build_wheel
+
+    root = make_wheel_site(tmp_path, _notebook(["# Workbook"], []))
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    module = next((root / "src" / "mini").glob("*.py"))
+
+    def packed() -> str:
+        wheel = build_wheel(root, name="mini", packages=["src/mini"], requires=["numpy"])
+        with zipfile.ZipFile(io.BytesIO(wheel.content)) as z:
+            return z.read(f"mini/{module.name}").decode()
+
+    assert "CHANGED = 1" not in packed()
+    module.write_text(module.read_text() + "\nCHANGED = 1\n")
+    assert "CHANGED = 1" in packed()
 
 
 def test_under_serve_a_missing_install_cell_is_shown_on_the_page(tmp_path, caplog):

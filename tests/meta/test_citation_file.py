@@ -70,7 +70,7 @@ def test_citation_file_agrees_with_the_site_and_the_package():
 
 def test_the_author_is_an_organisation_that_bibtex_keeps_whole():
     """A reference manager shows one corporate author, not a person called "book" or "authors"."""
-    from numbook.cite import edition_from_cff, load_cff, page_citation
+    from booksite.cite import edition_from_cff, load_cff, page_citation
 
     edition = edition_from_cff(load_cff(ROOT / "CITATION.cff"), cff()["url"])
     (author,) = edition.authors

@@ -22,11 +22,11 @@ def test_the_workflow_tests_then_deploys_the_tagged_edition_with_mike():
     deploy_step = next(k for k, run in enumerate(steps) if "mike deploy --push --update-aliases" in run)
     assert test_step < deploy_step
     assert '"$VERSION" latest' in steps[deploy_step] and "mike set-default --push latest" in steps[deploy_step]
-    assert any("python -m numbook.cite --version" in run for run in steps[:test_step])
+    assert any("python -m booksite.cite --version" in run for run in steps[:test_step])
 
 
 def test_the_version_check_prints_the_edition_named_in_the_citation_file():
-    done = subprocess.run([sys.executable, "-m", "numbook.cite", "--version"], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "booksite.cite", "--version"], cwd=ROOT,
                           capture_output=True, text=True, check=True)
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
     assert done.stdout.strip() == str(cff["version"])

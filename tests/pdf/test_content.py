@@ -11,7 +11,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 
 from bookpdf.content import PageRef, PaperRewriter, count_assertions, widget_note
-from numbook.lean import fold_details
+from booksite.lean import fold_details
 from numbook.render import _check_box, code_fold, figure_data_html, figure_html
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="200pt" height="100pt" viewBox="0 0 200 100"></svg>'

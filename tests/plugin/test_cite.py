@@ -1,4 +1,4 @@
-"""numbook.cite: citations from Citation File Format metadata, and the numbook-cite plugin
+"""booksite.cite: citations from Citation File Format metadata, and the numbook-cite plugin
 on a throwaway site."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from numbook.cite import (
+from booksite.cite import (
     CitationError,
     add_figure_citations,
     build_date,
@@ -38,7 +38,7 @@ ACCESSED = "2026-05-06"  # the date the tests' editions give for a visit
 
 
 def edition_from_cff(data, site_url, **kwargs):  # noqa: F811 - the tests' fixed visit date
-    from numbook.cite import edition_from_cff as from_cff
+    from booksite.cite import edition_from_cff as from_cff
 
     return from_cff(data, site_url, accessed=datetime.date.fromisoformat(ACCESSED), **kwargs)
 
@@ -159,7 +159,7 @@ def test_the_visit_date_is_the_builds(monkeypatch):
     SOURCE_DATE_EPOCH's (UTC), as MkDocs dates its sitemap, else today."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(datetime.datetime(2025, 12, 31, 23, 30, tzinfo=datetime.timezone.utc).timestamp())))
     assert build_date() == datetime.date(2025, 12, 31)
-    from numbook.cite import edition_from_cff as from_cff
+    from booksite.cite import edition_from_cff as from_cff
 
     c = page_citation(from_cff(METADATA, SITE), "part2/", "Part 2. Heads")
     assert c.plain.endswith("(accessed 2025-12-31).") and re.search(r"urldate\s+= \{2025-12-31\}", c.bibtex)

@@ -107,6 +107,7 @@ def _declared_reader() -> set[str]:
 
 def test_every_variable_the_code_reads_is_named_in_one_place():
     from bookpdf.plugin import VARIABLES as BOOKPDF_VARIABLES
+    from booksite import VARIABLES as BOOKSITE_VARIABLES
 
     declared = declared_env()
     undeclared = []
@@ -118,13 +119,16 @@ def test_every_variable_the_code_reads_is_named_in_one_place():
             named = NUMBOOK_VARIABLES
         elif where.startswith("src/bookpdf/"):  # a host plugin's own, read where pages are themed
             named = BOOKPDF_VARIABLES
+        elif where.startswith("src/booksite/"):
+            named = BOOKSITE_VARIABLES
         else:
             named = declared
         if name is None or name not in named:
             undeclared.append(f"{where}: {name or 'a variable whose name the code builds'}")
     assert undeclared == [], (
         "environment variables read but not named in numbook's `env` option of mkdocs.yml "
-        "(numbook's own: numbook.inputs.NUMBOOK_VARIABLES; bookpdf's: bookpdf.plugin.VARIABLES):\n"
+        "(numbook's own: numbook.inputs.NUMBOOK_VARIABLES; bookpdf's: bookpdf.plugin.VARIABLES; "
+        "booksite's: booksite.VARIABLES):\n"
         + "\n".join(undeclared))
 
 
@@ -135,6 +139,9 @@ def test_every_named_variable_is_read():
     from bookpdf.plugin import VARIABLES as BOOKPDF_VARIABLES
 
     assert set(BOOKPDF_VARIABLES) - read == set()
+    from booksite import VARIABLES as BOOKSITE_VARIABLES
+
+    assert set(BOOKSITE_VARIABLES) - read == set()
     assert "BOOK_MPLSTYLE" in declared_env()  # the figures' style sheet (bookfigures/style.py)
 
 

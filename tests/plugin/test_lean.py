@@ -6,7 +6,7 @@ import re
 from html.parser import HTMLParser
 from types import SimpleNamespace
 
-from numbook.lean import unwrap_plain_tokens
+from booksite.lean import unwrap_plain_tokens
 
 CODE = (
     '<div class="highlight"><pre><span></span><code><span class="n">scores</span><span class="w"> </span>'
@@ -50,7 +50,7 @@ def test_no_classes_means_no_change():
 
 
 def test_tables_below_the_first_screen_get_a_box_and_the_first_screen_is_left_alone():
-    from numbook.lean import wrap_tables
+    from booksite.lean import wrap_tables
 
     table = "<table>\n<thead><tr><th>a</th></tr></thead>\n<tbody><tr><td>1</td></tr></tbody>\n</table>"
     # a formula's MathML copy is not counted as text the reader sees
@@ -66,7 +66,7 @@ def test_tables_below_the_first_screen_get_a_box_and_the_first_screen_is_left_al
 
 
 def test_focusable_code_gives_every_code_block_a_tab_stop_once():
-    from numbook.lean import LeanPlugin
+    from booksite.lean import LeanPlugin
 
     plugin = LeanPlugin()
     plugin.load_config({"focusable_code": True, "plain_classes": []})
@@ -80,7 +80,7 @@ def test_focusable_code_gives_every_code_block_a_tab_stop_once():
 
 
 def test_folds_hold_their_content_as_text_and_keep_summary_text_and_order():
-    from numbook.lean import fold_details
+    from booksite.lean import fold_details
 
     check = '<details class="numbook-check">\n<summary>claim</summary>\n<pre><code>assert x</code></pre>\n</details>'
     data = '<details class="numbook-data"><summary>data</summary><table><tr><td>1</td></tr></table></details>'
@@ -104,7 +104,7 @@ def test_folds_hold_their_content_as_text_and_keep_summary_text_and_order():
 
 def test_a_fold_holding_a_script_or_a_comment_is_not_held():
     """Inside the holder, `</script` would end it and `<!--` can make the HTML parser skip its end."""
-    from numbook.lean import fold_details
+    from booksite.lean import fold_details
 
     for body in ('<script type="application/json">{}</script>', "<!-- a note --><p>x</p>", "<SCRIPT>1</SCRIPT>"):
         page = f'<details class="f"><summary>s</summary>{body}</details>'
@@ -112,7 +112,7 @@ def test_a_fold_holding_a_script_or_a_comment_is_not_held():
 
 
 def test_a_fold_inside_a_fold_goes_with_the_outer_one():
-    from numbook.lean import fold_details
+    from booksite.lean import fold_details
 
     inner = '<details class="f"><summary>i</summary><p>deep</p></details>'
     page = f'<details class="f"><summary>o</summary><p>a</p>{inner}</details><p>after</p>'
@@ -123,7 +123,7 @@ def test_a_fold_inside_a_fold_goes_with_the_outer_one():
 
 
 def test_scripts_after_the_last_inline_script_are_deferred_in_order():
-    from numbook.lean import defer_scripts
+    from booksite.lean import defer_scripts
 
     page = (
         '<head><script src="early.js"></script><script>var inline = 1;</script></head><body>'
@@ -142,7 +142,7 @@ def test_scripts_after_the_last_inline_script_are_deferred_in_order():
 
 
 def test_images_on_the_first_screen_load_at_once_and_later_ones_stay_lazy():
-    from numbook.lean import eager_first_screen
+    from booksite.lean import eager_first_screen
 
     first = '<img src="a.svg#only-light" alt="a" loading="lazy" decoding="async">'
     dark = '<img src="a.svg#only-dark" alt="a" loading="lazy" decoding="async">'
@@ -159,7 +159,7 @@ def test_the_search_index_reads_code_without_its_spans_and_indexes_the_same():
     parses a fraction of the tags, and the entries it makes are the same."""
     from material.plugins.search.plugin import SearchIndex
 
-    from numbook.lean import plain_code
+    from booksite.lean import plain_code
 
     content = '<h2 id="s">Scores</h2>\n' + CODE + PROSE + "<pre><code>" + '<span class="k">for</span> x' + "</code></pre>"
     lite = plain_code(content)
@@ -180,7 +180,7 @@ def test_search_entries_are_reused_while_the_page_is_unchanged(tmp_path):
     in the same order and form, and parses a changed or damaged one again."""
     from material.plugins.search.plugin import SearchIndex
 
-    from numbook.lean import SearchMemo
+    from booksite.lean import SearchMemo
 
     parsed: list[str] = []
 
@@ -215,7 +215,7 @@ def test_each_line_of_code_gets_a_span_and_the_code_its_text():
     character of the code: the same text, the same newlines; a docstring that spans two lines
     is closed and opened again so that every line holds balanced markup; blank lines, a
     citation's text (a <code> with a class) and code outside <pre> stay as they were."""
-    from numbook.lean import mark_code_lines
+    from booksite.lean import mark_code_lines
 
     code = ('<div class="highlight"><pre><span></span><code tabindex="0"><span class="k">def</span> f(x):\n'
             '    <span class="sd">"""Two\n    lines."""</span>\n\n'
@@ -239,7 +239,7 @@ def test_each_line_of_code_gets_a_span_and_the_code_its_text():
 
 
 def test_the_plugin_marks_lines_only_when_asked():
-    from numbook.lean import LeanPlugin
+    from booksite.lean import LeanPlugin
 
     code = '<pre><span></span><code>x = 1\n</code></pre>'
     for wanted in (False, True):

@@ -3,7 +3,7 @@
 One small project uses every kind of input a book has: an engine module under ``src/``, a
 style sheet outside it (``figures/``) that a figure helper reads, a data file (``data/``), an
 environment variable named in the ``env`` option, the glossary appended to every page and
-another snippet, options of ``mkdocs.yml``, a stylesheet and a script, and a numbered section
+another snippet, options of ``mkdocs.yml``, a stylesheet, a script and a theme template, and a numbered section
 that a link points to. It is built once (the warm cache). Then, for each kind, a copy of it
 (cache included) has that input changed and is built again, warm; a second copy, changed the
 same way and without a cache, is built cold; the two sites must be the same, byte for byte.
@@ -27,7 +27,7 @@ from .test_determinism import tree
 
 CONFIG = {
     "site_name": "Matrix",
-    "theme": {"name": "mkdocs"},
+    "theme": {"name": "mkdocs", "custom_dir": "overrides"},
     "extra_css": ["stylesheets/extra.css"],
     "extra_javascript": ["js/extra.js"],
     "exclude_docs": "includes/\n",
@@ -101,6 +101,7 @@ FILES = {
     "figures/matrix.mplstyle": "lines.linewidth: 2\nsvg.hashsalt: matrix\n",
     "figures/alt.mplstyle": "lines.linewidth: 5\nsvg.hashsalt: matrix\n",
     "data/params.json": "[1, 2, 3]\n",
+    "overrides/main.html": '{% extends "base.html" %}{% block footer %}<p>Footer one</p>{{ super() }}{% endblock %}\n',
 }
 
 
@@ -158,6 +159,7 @@ CHANGES: dict[str, Callable[[Path], None]] = {
     "Markdown extension option": option(_permalink),
     "stylesheet": edit("docs/stylesheets/extra.css", "#111", "#222"),
     "script": edit("docs/js/extra.js", "'one'", "'two'"),
+    "theme template": edit("overrides/main.html", "Footer one", "Footer two"),
     "heading a link points to": edit("docs/results.md", "## Results {#results}",
                                      "## First things {#first}\n\nText.\n\n## Results {#results}"),
     "file touched without change": touch,

@@ -82,7 +82,7 @@ def test_a_published_workbook_installs_and_links_to_its_own_edition(built_site: 
     import hashlib
     import json as json_module
 
-    from numbook.cite import edition_from_cff, load_cff
+    from booksite.cite import edition_from_cff, load_cff
 
     edition = edition_from_cff(load_cff(ROOT / "CITATION.cff"), "https://attention-book.github.io/")
     for notebook_path in sorted(built_site.glob("workbooks/*/*.ipynb")):

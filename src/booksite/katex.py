@@ -31,8 +31,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 
-from .preview import log_shown_on_page
-from .render import ShownProblem, problem_box, problem_mark, problems_summary
+from numbook.preview import log_shown_on_page
+from numbook.render import ShownProblem, problem_box, problem_mark, problems_summary
 
 log = logging.getLogger("mkdocs.plugins.numbook.katex")
 

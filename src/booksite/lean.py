@@ -60,7 +60,7 @@ from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 
-from .stored import read_checked, write_checked
+from numbook.stored import read_checked, write_checked
 
 _PRE = re.compile(r"<pre\b.*?</pre\s*>", re.S | re.I)
 _CODE_IN_PRE = re.compile(r"(<pre\b[^>]*>(?:<span></span>)?)<code(?![^>]*\btabindex=)")
@@ -312,7 +312,20 @@ def mark_code_lines(html_text: str) -> str:
 
 
 _PRE_SPAN = re.compile(r"</?span\b[^>]*>")
-_SEARCH_ATTRIBUTE = re.compile(r'\s?data-search-\w+="[^"]+"')  # what Material's search plugin strips
+_SEARCH_ATTRIBUTE = re.compile(r'data-search-\w+="[^"]+"')  # what Material's search plugin strips
+
+
+def _without_search_attributes(html_text: str) -> str:
+    """``html_text`` without Material's search attributes, each with one white space before it.
+    (The regular expression starts with its literal, which Python finds fast; one that starts
+    with an optional space is tried at every character, a twentieth of a second per build.)"""
+    kept, end = [], 0
+    for m in _SEARCH_ATTRIBUTE.finditer(html_text):
+        start = m.start() - (m.start() > end and html_text[m.start() - 1].isspace())
+        kept.append(html_text[end:start])
+        end = m.end()
+    kept.append(html_text[end:])
+    return "".join(kept)
 
 
 def plain_code(html_text: str) -> str:
@@ -354,7 +367,7 @@ class LeanPlugin(BasePlugin[LeanConfig]):
 
     def on_files(self, files: Files, *, config) -> Files:
         if self.config.fold_classes:
-            script = resources.files("numbook").joinpath("lean.js").read_text(encoding="utf-8")
+            script = resources.files("booksite").joinpath("lean.js").read_text(encoding="utf-8")
             files.append(File.generated(config, self.config.script, content=script))
         return files
 
@@ -372,7 +385,7 @@ class LeanPlugin(BasePlugin[LeanConfig]):
     @event_priority(-1)
     def _after_search(self, context, *, page, config, nav):
         if getattr(self, "_highlighted", None) is not None:
-            page.content = _SEARCH_ATTRIBUTE.sub("", self._highlighted)
+            page.content = _without_search_attributes(self._highlighted)
             self._highlighted = None
         return context
 

@@ -20,7 +20,7 @@ Markdown cells as raw ``$…$``. On each notebook page this plugin
   JupyterLab sets it) into a ``<details>`` block, as JupyterLab shows it collapsed.
 
 With ``wheel:`` set, it also publishes packages of the project as a wheel (see
-:mod:`numbook.wheel`) for notebooks that run outside the project's checkout: in each
+:mod:`booksite.wheel`) for notebooks that run outside the project's checkout: in each
 published ``.ipynb`` it writes the wheel's address into the install cell (the line that
 assigns ``url_variable``), and a notebook that imports the wheel's packages without such a
 line stops the build. The address ends in ``#sha256=<the wheel's hash>``, so pip refuses a
@@ -64,9 +64,9 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
 
-from .preview import log_recovered, log_shown_on_page
-from .render import ShownProblem, problems_summary
-from .stored import mac
+from numbook.preview import log_recovered, log_shown_on_page
+from numbook.render import ShownProblem, problems_summary
+from numbook.stored import mac
 from .wheel import Wheel, build_wheel
 
 log = logging.getLogger("mkdocs.plugins.numbook.notebooks")
@@ -338,7 +338,7 @@ class NotebooksPlugin(BasePlugin[NotebooksConfig]):
         except ValueError as exc:
             raise PluginError(f"numbook-notebooks: wheel: {exc}") from exc
         files.append(File.generated(config, f"{wanted.dir}/{self.wheel.filename}", content=self.wheel.content))
-        script = resources.files("numbook").joinpath(DOWNLOAD_SCRIPT).read_text(encoding="utf-8")
+        script = resources.files("booksite").joinpath(DOWNLOAD_SCRIPT).read_text(encoding="utf-8")
         files.append(File.generated(config, f"{self.config.css_dir}/{DOWNLOAD_SCRIPT}", content=script))
         return files
 

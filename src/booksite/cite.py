@@ -52,6 +52,8 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
+from numbook.stored import memo_by_digest
+
 log = logging.getLogger("mkdocs.plugins.numbook.cite")
 
 #: How long a chapter's description (its opening, ``<meta name="description">``) may be.
@@ -346,6 +348,7 @@ def _coins(edition: Edition, url: str, chapter: str | None) -> str:
     return urlencode(fields, quote_via=quote)
 
 
+@memo_by_digest(maxsize=64)  # under `serve`, every page but the edited one is the same at each save
 def opening_text(content_html: str, limit: int = DESCRIPTION_CHARS) -> str:
     """The plain text of a page's first paragraph (maths as its TeX), cut at a word within ``limit``.
 
@@ -558,11 +561,11 @@ def _figure_labels(config: MkDocsConfig, src_uri: str) -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m numbook.cite --version``: the version CITATION.cff names (release scripts
+    """``python -m booksite.cite --version``: the version CITATION.cff names (release scripts
     compare it with the tag they deploy)."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m numbook.cite", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m booksite.cite", description=main.__doc__)
     parser.add_argument("--file", default="CITATION.cff", help="the Citation File Format file")
     parser.add_argument("--version", action="store_true", required=True, help="print the version it names")
     args = parser.parse_args(argv)

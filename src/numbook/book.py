@@ -392,12 +392,6 @@ class Book:
         root = self.settings.root
         return {os.path.join(root, dep) for p in self.pages.values() if p.run is not None for dep in p.run.deps}
 
-    def page_errors(self, src_uri: str) -> list[CellError]:
-        p = self.pages.get(src_uri)
-        if p is None:
-            return []
-        return p.errors + ([p.run.error] if p.run is not None and p.run.error is not None else [])
-
     def render(
         self,
         src_uri: str,

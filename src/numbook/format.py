@@ -37,10 +37,6 @@ def set_default_decimals(decimals: int) -> None:
     _default_decimals = int(decimals)
 
 
-def default_decimals() -> int:
-    return _default_decimals
-
-
 def is_number(x: Any) -> bool:
     """True for real numbers (Python or NumPy), False for bools and everything else."""
     if isinstance(x, bool) or type(x).__name__ == "bool_":

@@ -3,7 +3,7 @@
 Every cell goes through `numbook.format.format_value`, so tables follow the book's one
 number rule and strings cannot inject markup. Numeric columns are right-aligned.
 
-A table too wide for a phone's column also gets a narrow layout (`narrow_markdown`), made
+A table too wide for a phone's column also gets a narrow layout (`table_layouts`), made
 from the same cells: the table turned on its side when that fits, else its columns split
 into two or three stacked tables that each repeat the row labels (the leading columns that
 tell the rows apart, `key_columns`). The page shows one or the
@@ -106,16 +106,6 @@ def table_layouts(
     return wide, narrow
 
 
-def table_markdown(
-    data: Any,
-    header: Sequence[Any] | None = None,
-    index: Sequence[Any] | None = None,
-    decimals: int | None = None,
-    caption: str | None = None,
-) -> str:
-    """Render a table as Markdown (the `tables` extension MkDocs always enables)."""
-    return _markdown(*formatted_cells(data, header, index, decimals), caption)
-
 
 def _markdown(head: list[str], rows: list[list[str]], numeric: list[bool], caption: str | None) -> str:
     lines = []
@@ -210,19 +200,6 @@ def narrow_layouts(
         for g in groups
     ]
 
-
-def narrow_markdown(
-    data: Any,
-    header: Sequence[Any] | None = None,
-    index: Sequence[Any] | None = None,
-    decimals: int | None = None,
-    caption: str | None = None,
-) -> str | None:
-    """The phone layout of `table_markdown`'s table as Markdown (stacked tables), or None.
-
-    The first column (the index, or the first of the data) is taken as the row labels.
-    """
-    return table_layouts(data, header, index, decimals, caption)[1]
 
 
 def _scalar(x: Any) -> Any:

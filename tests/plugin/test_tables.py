@@ -6,7 +6,7 @@ import numpy as np
 
 from numbook.api import table
 from numbook import record
-from numbook.tables import (CORNER, PHONE_COLUMN_PX, estimated_width, key_columns, narrow_layouts, narrow_markdown,
+from numbook.tables import (CORNER, PHONE_COLUMN_PX, estimated_width, key_columns, narrow_layouts, table_layouts,
                             shown_length)
 
 
@@ -73,9 +73,9 @@ def test_the_api_records_the_narrow_layout_beside_the_table():
         (item,) = record.current.items
     finally:
         record.current = None
-    assert item["narrow"] == narrow_markdown(np.full((3, 6), -1.0),
-                                             header=["name", "action", "thing", "function", "boundary", "pronoun"],
-                                             index=["Priya", "opened", "notebook"], decimals=1)
+    assert item["narrow"] == table_layouts(np.full((3, 6), -1.0),
+                                           header=["name", "action", "thing", "function", "boundary", "pronoun"],
+                                           index=["Priya", "opened", "notebook"], decimals=1)[1]
     # three rows of six long-named columns: on its side, the names become the row labels
     assert item["narrow"].startswith(f"| {CORNER} | Priya | opened | notebook |") and "| pronoun |" in item["narrow"]
     # the header cell above the row labels is never empty: screen readers name a column by it

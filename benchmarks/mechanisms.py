@@ -4,7 +4,8 @@ For each configuration a fresh Python process works on its own copy of the book,
 numbook of ``--root`` (its ``src/`` first on ``sys.path``), and does what `mkdocs serve` does
 in its build loop, without the file watcher and the browser: one build from a warm cache
 ("warm build"), then ``--runs`` rounds of the serve benchmark's edits in the middle of the
-heaviest page (`serve_bench.py`), each followed by a rebuild with the same plugin objects:
+heaviest page (`serve_bench.py`), each followed by a rebuild with the same plugin objects and a
+second's pause (an author reads the page before saving again):
 
   prose          a sentence changed (no block runs)
   code           a block added (the blocks from there on run again)
@@ -52,9 +53,12 @@ SWITCHES = {
     "search": "numbook-lean's search_cache (the option removed)",
     "highlight": "Pygments highlighting remembered per process (remember_highlighting a no-op)",
     "katex": "KaTeX results remembered per process (katex.render and _tidied unwrapped)",
-    "parse": "parsed pages remembered per process (book._parse_page = parse_page)",
-    "svg": "SVG measurements remembered per process (figures.svg_size, smallest_font unwrapped)",
-    "jinja": "the theme's compiled templates kept in files under .cache (Jinja's bytecode cache)",
+    "parse": "parsed pages remembered per process (book._parse_unchanged_page = parse_page)",
+    "svg": "SVG measurements remembered per process (render._image_size unwrapped)",
+    "jinja": "the theme's compiled templates kept from build to build (in memory; before: files under .cache)",
+    "cite": "each page's description paragraph remembered per process (cite.opening_text unwrapped)",
+    "wheel": "the engine's wheel remembered per process while its files are unchanged",
+    "collect": "garbage collected after each serve build (plugin._collect_garbage_soon a no-op)",
 }
 
 
@@ -113,22 +117,41 @@ def _switch_off(name: str, config_text: str) -> tuple[str, bool]:
                 found = True
         return config_text, found
     if name == "katex":
-        return config_text, _unwrap(module("booksite.katex"), ("render", "_tidied"))
+        return config_text, _unwrap(module("booksite.katex") or module("numbook.katex"), ("render", "_tidied"))
     if name == "parse":
         book = module("numbook.book")
-        if book is None or not hasattr(book, "_parse_page") or not hasattr(book._parse_page, "__wrapped__"):
-            return config_text, False
-        book._parse_page = book.parse_page
-        return config_text, True
+        for memo in ("_parse_unchanged_page", "_parse_page"):  # now, and before
+            if book is not None and hasattr(getattr(book, memo, None), "__wrapped__"):
+                setattr(book, memo, book.parse_page)
+                return config_text, True
+        return config_text, False
     if name == "svg":
-        return config_text, _unwrap(module("numbook.figures"), ("svg_size", "smallest_font"))
+        return config_text, (_unwrap(module("numbook.render"), ("_image_size",))
+                             or _unwrap(module("numbook.figures"), ("svg_size", "smallest_font")))
     if name == "jinja":
         plugin = module("numbook.plugin")
+        if plugin is not None and hasattr(plugin, "TemplateCodeMemo"):
+            plugin.TemplateCodeMemo = lambda: None  # no bytecode cache: every build compiles
+            return config_text, True
         if plugin is None or "FileSystemBytecodeCache" not in Path(plugin.__file__).read_text():
             return config_text, False
         import jinja2
 
         jinja2.FileSystemBytecodeCache = lambda directory: None
+        return config_text, True
+    if name == "cite":
+        return config_text, _unwrap(module("booksite.cite"), ("opening_text",))
+    if name == "wheel":
+        wheel = module("booksite.wheel")
+        if wheel is None or not hasattr(wheel, "_LAST"):
+            return config_text, False
+        wheel._LAST = type("Forgetful", (dict,), {"__contains__": lambda self, key: False})()
+        return config_text, True
+    if name == "collect":
+        plugin = module("numbook.plugin")
+        if plugin is None or not hasattr(plugin, "_collect_garbage_soon"):
+            return config_text, False
+        plugin._collect_garbage_soon = lambda: None
         return config_text, True
     raise SystemExit(f"unknown switch {name!r}; known: {', '.join(SWITCHES)}")
 
@@ -189,6 +212,7 @@ def worker(args: argparse.Namespace) -> None:
         for kind, edited in edits:
             chapter.write_text(edited)
             results.setdefault(kind, []).append(rebuild())
+            time.sleep(1)  # an author reads the page before the next save (as in serve_bench.py)
     pss = tree_pss(os.getpid())
     print("MECHANISMS " + json.dumps({"switched": switched, "results": results, "pss_mib": pss,
                                       "pss_start_mib": pss_start}), flush=True)

@@ -289,7 +289,7 @@ def main() -> None:
             run_worker(root, "all", 0, None, keep_cache=cache)
     configs = []  # "NAME:config" for one checkout; a bare config for each
     for c in args.configs.split(","):
-        configs += [c] if ":" in c else [f"{name}:{c}" if len(roots) > 1 else c for name in roots]
+        configs += [c] if ":" in c else [f"{name}:{c}" for name in roots]
     measured: dict[str, list[dict]] = {c: [] for c in configs}
     for r in range(args.rounds):
         for config in configs:

@@ -1,7 +1,8 @@
 """booksite: the MkDocs plugins that shape the published site around numbook's pages.
 
-None of them runs a block or knows what a page computes; each works on what MkDocs hands
-it, and numbook works without them:
+None of them runs a block or knows what a page's code computes; each works on what MkDocs
+hands it and on the project's files (CITATION.cff, the notebooks, the engine's source; cite
+also reads numbook's list of figures), and numbook works without them:
 
 * ``numbook-katex`` (`katex`): the maths typeset at build time, with KaTeX's fonts served by
   the site, and each numbered equation given its anchor;

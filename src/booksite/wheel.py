@@ -88,12 +88,18 @@ _LAST: dict[str, Wheel] = {}
 
 def _inputs_digest(root: Path, packages: list[str], options: str) -> str:
     """sha256 over what the wheel is made from: every file in the package folders (more than
-    hatchling packs, never less), the files that tell it what to pack, and ``options``."""
+    hatchling packs, never less), with its mode; the files that tell it what to pack; the
+    licence files it takes from the project's root; and ``options``."""
     digest = hashlib.sha256(options.encode())
     files = [root / name for name in ("pyproject.toml", ".gitignore")]
+    files += sorted(f for pattern in _ROOT_FILES_PACKED for f in root.glob(pattern))
     for package in packages:
         files += sorted(f for f in (root / package).rglob("*") if f.is_file() and "__pycache__" not in f.parts)
     for f in files:
         digest.update(str(f.relative_to(root)).encode() + b"\0")
-        digest.update(hashlib.sha256(f.read_bytes()).digest() if f.is_file() else b"-")
+        digest.update(hashlib.sha256(f.read_bytes()).digest() + oct(f.stat().st_mode).encode() if f.is_file() else b"-")
     return digest.hexdigest()
+
+
+#: The files hatchling puts in a wheel's metadata from the project's root (hatchling.metadata.core).
+_ROOT_FILES_PACKED = ("LICEN[CS]E*", "COPYING*", "NOTICE*", "AUTHORS*")

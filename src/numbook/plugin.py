@@ -394,16 +394,17 @@ class NumbookPlugin(BasePlugin[NumbookConfig]):
             self._watched.add(path)
 
 
-#: Seconds after a `serve` build before its garbage is collected: the browser has reloaded the page.
+#: Seconds after a `serve` build before its garbage is collected: time for the browser to reload.
 COLLECT_AFTER = 0.5
 
 
 def _collect_garbage_soon() -> None:
     """A build leaves some 7,000 objects in reference cycles (MkDocs' pages, files and
-    navigation point at each other), 18 MiB, which Python frees only once the old generation
-    has grown by a quarter: under `serve` they piled up from save to save, and each build ran
-    slower (1.30 s, then 1.47 s by the eighth prose save; measured). A full collection takes a
-    tenth of a second, so it runs after the build, when the reader already has the page."""
+    navigation point at each other), 18 MiB, which CPython (up to 3.13) frees only once the old
+    generation has grown by a quarter: under `serve` they piled up from save to save, and each
+    build ran slower (1.30 s, then 1.47 s by the eighth prose save; measured). A full collection
+    takes a tenth of a second, so it runs half a second after the build (a save within that
+    half second has its build share the time)."""
     timer = threading.Timer(COLLECT_AFTER, gc.collect)
     timer.daemon = True
     timer.start()

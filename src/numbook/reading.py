@@ -30,7 +30,6 @@ build time, before any page is rendered.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 from dataclasses import astuple, dataclass, fields
@@ -39,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from .parse import OptionError, parse_info
+from .stored import memo_by_digest
 
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n(?:---|\.\.\.)\n", re.S)
 _FENCE = re.compile(
@@ -200,7 +200,7 @@ def _tally(markdown: str) -> Tally:
     )
 
 
-@functools.lru_cache(maxsize=64)  # Home asks for each chapter's twice
+@memo_by_digest(maxsize=64)  # Home asks for each chapter's twice
 def reading_length(markdown: str) -> ReadingLength:
     """What a page's main line and its folds hold, from its Markdown source."""
     text = _selected_tabs_only(_replace_fences(_FRONT_MATTER.sub("", markdown)))

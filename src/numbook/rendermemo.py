@@ -216,8 +216,11 @@ class TemplateCodeMemo(BytecodeCache):
     """The theme's compiled templates, kept in this process's memory from one build to the
     next (`mkdocs serve` makes a new Jinja environment for each): compiling them took a
     quarter of a second of every save (profiled). Code objects never leave the process, so
-    nothing is marshalled or read back from a file; a template is compiled again when its
-    source or the environment's syntax options change."""
+    nothing is marshalled or read back from a file. A template is compiled again when its
+    source changes, or anything of the environment the compiler reads: its syntax options,
+    extensions, ``finalize``, and what each filter and test asks to be passed."""
+
+    MAXSIZE = 256  # templates; an edited override adds one per save
 
     def __init__(self) -> None:
         self._code: dict[tuple[Any, ...], Any] = {}
@@ -225,17 +228,25 @@ class TemplateCodeMemo(BytecodeCache):
     @staticmethod
     def _key(bucket: Bucket) -> tuple[Any, ...]:
         env = bucket.environment
-        syntax = (env.block_start_string, env.block_end_string, env.variable_start_string,
-                  env.variable_end_string, env.comment_start_string, env.comment_end_string,
-                  env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks, env.lstrip_blocks,
-                  env.newline_sequence, env.keep_trailing_newline, env.optimized, env.autoescape, env.is_async,
-                  tuple(sorted(env.extensions)))
-        return bucket.key, bucket.checksum, syntax
+
+        def passes(functions: Mapping[str, Any]) -> tuple[Any, ...]:
+            return tuple(sorted((name, str(getattr(f, "jinja_pass_arg", None))) for name, f in functions.items()))
+
+        compiler_reads = (
+            env.block_start_string, env.block_end_string, env.variable_start_string, env.variable_end_string,
+            env.comment_start_string, env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix,
+            env.trim_blocks, env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized,
+            env.autoescape, env.is_async, tuple(sorted(env.extensions)), passes(env.filters), passes(env.tests),
+            env.finalize is None, str(getattr(env.finalize, "jinja_pass_arg", None)),
+        )
+        return bucket.key, bucket.checksum, compiler_reads
 
     def load_bytecode(self, bucket: Bucket) -> None:
         bucket.code = self._code.get(self._key(bucket))
 
     def dump_bytecode(self, bucket: Bucket) -> None:
+        if len(self._code) >= self.MAXSIZE:
+            self._code.pop(next(iter(self._code)))
         self._code[self._key(bucket)] = bucket.code
 
 

@@ -40,8 +40,9 @@ def sha256_file(path: str) -> str | None:
 
 def memo_by_digest(maxsize: int) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Remember a function of a long text (and small, hashable options) in this process, by the
-    text's sha256: `mkdocs serve` hands the same pages and figures to it at every save, and the
-    memo holds 32 bytes of each text, not the text. Only for a pure function with a small result."""
+    text's sha256: `mkdocs serve` hands the same pages and figures to it at every save, and a key
+    holds 32 bytes of its text, not a copy (a result may still hold parts of it). Only for a pure
+    function whose result no caller changes; the ``maxsize`` used least recently go first."""
 
     def decorate(function: Callable[..., T]) -> Callable[..., T]:
         results: dict[tuple[Any, ...], T] = {}
@@ -49,9 +50,11 @@ def memo_by_digest(maxsize: int) -> Callable[[Callable[..., T]], Callable[..., T
         @functools.wraps(function)
         def memoized(text: str, *options: Any, **named: Any) -> T:
             key = (hashlib.sha256(text.encode()).digest(), options, tuple(sorted(named.items())))
-            if key not in results:
+            if key in results:
+                results[key] = results.pop(key)  # now the most recently used
+            else:
                 if len(results) >= maxsize:
-                    results.pop(next(iter(results)))  # the oldest
+                    results.pop(next(iter(results)))
                 results[key] = function(text, *options, **named)
             return results[key]
 
